@@ -1,0 +1,145 @@
+"""Audit bundles: a conversation's events exported as JSON lines, verified with no database.
+
+Format (one JSON object per line, UTF-8, lines end with "\\n" only):
+
+* line 1, the header: ``{"format": "pgctx-bundle", "version": 1, "conversation_id", "tenant",
+  "genesis_hash", "head_seq", "head_hash", "exported_at"}``;
+* then one line per event in seq order: ``{"seq", "kind", "event_key", "prev_hash", "hash",
+  "created_at", "payload"}``, hashes in hex. ``payload`` is written exactly as PostgreSQL prints
+  it, so numbers keep every digit.
+
+The verifier recomputes the genesis from the conversation id and every hash with
+:mod:`pgctx.canonical`, the byte-for-byte Python twin of the SQL canonical form, and reports the
+first bad seq the way ``pgctx.verify_chain`` does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from pgctx import db
+from pgctx.canonical import canonical_json, event_hash, genesis_hash, loads
+from pgctx.errors import BundleError, ConversationNotFound, PgctxError
+from pgctx.eventlog import ChainReport
+
+FORMAT = "pgctx-bundle"
+VERSION = 1
+
+
+def export_bundle(conn: db.Connectable, conversation_id: str, out: IO[str]) -> int:
+    """Write ``conversation_id``'s bundle to ``out``; returns the number of events written."""
+    with db.transaction(conn) as c:
+        conv = c.execute(db.CONVERSATION, (conversation_id,)).fetchone()
+        if conv is None:
+            raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+        _, tenant, genesis, head_seq, head_hash = conv
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "conversation_id": conversation_id,
+            "tenant": tenant,
+            "genesis_hash": genesis,
+            "head_seq": head_seq,
+            "head_hash": head_hash,
+            "exported_at": datetime.now(timezone.utc).isoformat(),
+        }
+        out.write(json.dumps(header, ensure_ascii=False) + "\n")
+        written = 0
+        # A server-side cursor streams long conversations; the head read above bounds the
+        # export to a consistent prefix even if appends continue meanwhile.
+        with c.cursor(name="pgctx_export") as cur:
+            cur.itersize = 1000
+            cur.execute(db.EVENTS_FOR_EXPORT, (conversation_id,))
+            for seq, kind, event_key, prev_hash, hash_, created_at, payload in cur:
+                if seq > head_seq:
+                    break
+                head = json.dumps(
+                    {"seq": seq, "kind": kind, "event_key": event_key, "prev_hash": prev_hash,
+                     "hash": hash_, "created_at": created_at.isoformat()},
+                    ensure_ascii=False,
+                )
+                out.write(head[:-1] + ', "payload": ' + payload + "}\n")
+                written += 1
+    return written
+
+
+def _lines(source: str | Path | Iterable[bytes]) -> Iterable[bytes]:
+    if isinstance(source, (str, Path)):
+        with open(source, "rb") as fh:
+            # split on b"\n" only: U+2028 and friends may legally sit inside JSON strings
+            for line in fh.read().split(b"\n"):
+                if line.strip():
+                    yield line
+    else:
+        yield from (line for line in source if line.strip())
+
+
+def _parse(line: bytes, number: int) -> dict[str, Any]:
+    try:
+        value = loads(line.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, PgctxError):
+            raise
+        raise BundleError(f"bundle line {number} is not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise BundleError(f"bundle line {number} is not a JSON object")
+    return value
+
+
+def verify_bundle(
+    source: str | Path | Iterable[bytes],
+    *,
+    anchor_seq: int | None = None,
+    anchor_hash: str | None = None,
+) -> ChainReport:
+    """Verify a bundle file (or its lines as bytes) offline; optionally against a digest anchor."""
+    lines = iter(_lines(source))
+    try:
+        header = _parse(next(lines), 1)
+    except StopIteration:
+        raise BundleError("bundle is empty") from None
+    if header.get("format") != FORMAT or header.get("version") != VERSION:
+        raise BundleError(f"not a {FORMAT} v{VERSION} file")
+    conversation_id = header["conversation_id"]
+
+    def report(ok: bool, checked: int, bad: int | None, reason: str, anchored: bool = False) -> ChainReport:
+        return ChainReport(conversation_id, ok, checked, bad, reason, header["head_seq"], header["head_hash"], anchored)
+
+    prior_seq, prior_hash = 0, genesis_hash(conversation_id)
+    hashes: dict[int, bytes] = {}
+    checked = 0
+    for number, line in enumerate(lines, start=2):
+        event = _parse(line, number)
+        seq = event["seq"]
+        checked += 1
+        try:
+            stored_prev, stored = bytes.fromhex(event["prev_hash"]), bytes.fromhex(event["hash"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BundleError(f"bundle line {number}: bad or missing hash") from exc
+        if seq != prior_seq + 1:
+            return report(False, checked, prior_seq + 1, f"event seq {prior_seq + 1} is missing (next present is {seq})")
+        if stored_prev != prior_hash:
+            return report(False, checked, seq, f"prev_hash of seq {seq} is not the hash of seq {seq - 1}")
+        computed = event_hash(conversation_id, seq, event["kind"], stored_prev, canonical_json(event["payload"]))
+        if computed != stored:
+            return report(False, checked, seq, f"hash of seq {seq} does not match its content, kind, position or conversation")
+        prior_seq, prior_hash = seq, stored
+        if anchor_seq == seq:
+            hashes[seq] = stored
+
+    if header["head_seq"] != prior_seq or header["head_hash"] != prior_hash.hex():
+        return report(False, checked, min(header["head_seq"], prior_seq) + 1,
+                      f"header records head seq {header['head_seq']} but the events end at seq {prior_seq}")
+    if anchor_seq is not None:
+        if anchor_seq > prior_seq:
+            return report(False, checked, prior_seq + 1,
+                          f"history truncated: the digest records seq {anchor_seq} but the log ends at seq {prior_seq}")
+        if anchor_hash is None or hashes.get(anchor_seq, b"").hex() != anchor_hash.lower():
+            return report(False, checked, anchor_seq,
+                          f"history rewritten: hash at seq {anchor_seq} differs from the digest (the change is at or before it)")
+        return report(True, checked, None, f"consistent, anchored at seq {anchor_seq}", anchored=True)
+    return report(True, checked, None, "consistent, unanchored")

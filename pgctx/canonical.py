@@ -1,0 +1,153 @@
+"""pgctx canonical JSON v1 and the event hash, in pure Python (no database).
+
+This reproduces byte for byte what ``sql/010_canonical.sql`` computes in PostgreSQL, so that an
+exported audit bundle can be verified anywhere. The form is the text jsonb prints for a value
+once numbers have lost trailing fractional zeros:
+
+* objects: keys ordered by UTF-8 length, then by UTF-8 bytes; ``{"k": v, "k2": v2}``;
+* arrays: ``[v, v2]``; empty containers ``{}`` and ``[]``;
+* strings: UTF-8; only ``"``, ``\\`` and U+0000..U+001F are escaped (``\\b \\f \\n \\r \\t``,
+  others as ``\\u00xx``); everything else, U+2028 and astral characters included, as itself;
+* numbers: plain decimal, no exponent, no trailing fractional zeros, no ``-0``;
+* ``true``, ``false``, ``null``.
+
+Values PostgreSQL cannot hold raise :class:`pgctx.errors.UnrepresentableJSON`: U+0000, lone
+surrogates, NaN and infinities, and non-string object keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from decimal import Decimal
+from typing import Any
+
+from pgctx.errors import UnrepresentableJSON
+
+EVENT_TAG = b"pgctx:event:v1"
+GENESIS_TAG = b"pgctx:genesis:v1"
+
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical text of a JSON value (dict, list, str, int, float, Decimal, bool, None)."""
+    parts: list[str] = []
+    _write(value, parts)
+    return "".join(parts)
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON keeping every number exact (integers as int, the rest as Decimal)."""
+    return json.loads(text, parse_float=Decimal, parse_constant=_refuse_constant)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise UnrepresentableJSON(f"JSON constant {name} cannot be stored by PostgreSQL")
+
+
+def _write(value: Any, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(_string(value))
+    elif isinstance(value, int):
+        out.append(str(int(value)))
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise UnrepresentableJSON(f"{value!r} is not a JSON number PostgreSQL can store")
+        out.append(_decimal(Decimal(repr(value))))
+    elif isinstance(value, Decimal):
+        if not value.is_finite():
+            raise UnrepresentableJSON(f"{value!r} is not a JSON number PostgreSQL can store")
+        out.append(_decimal(value))
+    elif isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                raise UnrepresentableJSON(f"object key {key!r} is not a string")
+        keys = sorted(value, key=lambda k: (len(_utf8(k)), _utf8(k)))
+        out.append("{")
+        for i, key in enumerate(keys):
+            if i:
+                out.append(", ")
+            out.append(_string(key))
+            out.append(": ")
+            _write(value[key], out)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(", ")
+            _write(item, out)
+        out.append("]")
+    else:
+        raise UnrepresentableJSON(f"{type(value).__name__} is not a JSON value")
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UnrepresentableJSON("string holds a lone surrogate, which UTF-8 cannot encode") from exc
+
+
+def _string(text: str) -> str:
+    _utf8(text)
+    if "\x00" in text:
+        raise UnrepresentableJSON("string holds U+0000, which PostgreSQL text cannot store")
+    out = ['"']
+    for ch in text:
+        if ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
+        elif ch < " ":
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _decimal(number: Decimal) -> str:
+    """PostgreSQL's trim_scale(numeric)::text: plain digits, no exponent or trailing zeros."""
+    sign, digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int)
+    coefficient = "".join(map(str, digits)).lstrip("0")
+    if not coefficient:
+        return "0"
+    while exponent < 0 and coefficient.endswith("0"):
+        coefficient = coefficient[:-1]
+        exponent += 1
+    if exponent >= 0:
+        text = coefficient + "0" * exponent
+    else:
+        point = len(coefficient) + exponent
+        if point > 0:
+            text = coefficient[:point] + "." + coefficient[point:]
+        else:
+            text = "0." + "0" * (-point) + coefficient
+    return "-" + text if sign else text
+
+
+def genesis_hash(conversation_id: str) -> bytes:
+    ident = conversation_id.encode("utf-8")
+    return hashlib.sha256(GENESIS_TAG + len(ident).to_bytes(4, "big") + ident).digest()
+
+
+def event_hash(conversation_id: str, seq: int, kind: str, prev_hash: bytes, canonical: str) -> bytes:
+    """The chain hash of one event, given its payload's canonical text."""
+    ident = conversation_id.encode("utf-8")
+    kind_bytes = kind.encode("utf-8")
+    return hashlib.sha256(
+        EVENT_TAG
+        + len(ident).to_bytes(4, "big") + ident
+        + seq.to_bytes(8, "big", signed=True)
+        + len(kind_bytes).to_bytes(4, "big") + kind_bytes
+        + prev_hash
+        + canonical.encode("utf-8")
+    ).digest()

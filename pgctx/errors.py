@@ -1,0 +1,108 @@
+"""pgctx exceptions: one class per SQLSTATE of class PC (see sql/001_errors.sql).
+
+The single translation boundary is :func:`translated`: every call into the database goes through
+it, and a PostgreSQL error whose SQLSTATE is one of ours becomes the matching exception, raised
+``from`` the original psycopg error. Nothing here parses message text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import psycopg
+
+
+class PgctxError(Exception):
+    """Base class of every pgctx error. ``sqlstate`` is the PostgreSQL code, when there is one."""
+
+    sqlstate: str | None = None
+
+    def __init__(self, message: str, *, detail: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.detail = detail
+        self.hint = hint
+
+
+class InvalidConversationId(PgctxError):
+    sqlstate = "PC001"
+
+
+class UnknownEventKind(PgctxError):
+    sqlstate = "PC002"
+
+
+class InvalidPayload(PgctxError):
+    sqlstate = "PC003"
+
+
+class PayloadTooLarge(PgctxError):
+    sqlstate = "PC004"
+
+
+class EventKeyConflict(PgctxError):
+    sqlstate = "PC005"
+
+
+class AppendOnlyViolation(PgctxError):
+    sqlstate = "PC006"
+
+
+class UnrepresentableJSON(PgctxError, ValueError):
+    sqlstate = "PC007"
+
+
+class UnknownTenant(PgctxError):
+    sqlstate = "PC008"
+
+
+class AmbiguousTenant(PgctxError):
+    sqlstate = "PC009"
+
+
+class TenantDenied(PgctxError):
+    sqlstate = "PC010"
+
+
+class ConversationImmutable(PgctxError):
+    sqlstate = "PC011"
+
+
+class UnsupportedEncoding(PgctxError):
+    sqlstate = "PC012"
+
+
+class InvalidEventKey(PgctxError):
+    sqlstate = "PC013"
+
+
+class ConversationNotFound(PgctxError):
+    sqlstate = "PC014"
+
+
+class InvalidVerifyRange(PgctxError):
+    sqlstate = "PC015"
+
+
+class BundleError(PgctxError):
+    """An audit bundle or digest file is malformed (raised by the offline tools, no SQLSTATE)."""
+
+
+BY_SQLSTATE: dict[str, type[PgctxError]] = {
+    cls.sqlstate: cls
+    for cls in PgctxError.__subclasses__()
+    if cls.sqlstate is not None
+}
+
+
+@contextlib.contextmanager
+def translated() -> Iterator[None]:
+    """Re-raise a psycopg error carrying a pgctx SQLSTATE as its pgctx exception."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        cls = BY_SQLSTATE.get(exc.sqlstate or "")
+        if cls is None:
+            raise
+        diag = exc.diag
+        raise cls(diag.message_primary or str(exc), detail=diag.message_detail, hint=diag.message_hint) from exc

@@ -1,0 +1,53 @@
+-- 001: the table of pgctx error codes.
+--
+-- Invariants enforced here:
+--   * Every domain failure raised by pgctx has its own SQLSTATE in class PC (project-owned; no
+--     standard class starts with P-C), listed in pgctx.error_codes with the name the Python layer
+--     uses for its exception class. A test checks that every ERRCODE raised in sql/ is listed here
+--     and that the Python mapping (pgctx/errors.py) has exactly these codes.
+--   * Nothing raises a bare RAISE 'text' (P0001) for a domain failure: callers branch on SQLSTATE,
+--     never on message text.
+--
+-- Ranges: PC0xx event log and tenancy; PC1xx folds and checkpoints (later); PC2xx working context.
+
+CREATE TABLE IF NOT EXISTS pgctx.error_codes (
+    sqlstate  text PRIMARY KEY CHECK (sqlstate ~ '^PC[0-9A-Z]{3}$'),
+    name      text NOT NULL UNIQUE,
+    meaning   text NOT NULL
+);
+
+INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
+    ('PC001', 'InvalidConversationId',
+     'conversation id is empty, longer than 256 bytes, has control characters or surrounding spaces'),
+    ('PC002', 'UnknownEventKind',
+     'event kind is not listed in pgctx.event_kinds'),
+    ('PC003', 'InvalidPayload',
+     'payload is not a JSON object'),
+    ('PC004', 'PayloadTooLarge',
+     'canonical payload is larger than pgctx.max_payload_bytes() (1 MiB)'),
+    ('PC005', 'EventKeyConflict',
+     'an event with this client event key exists in the conversation with different content'),
+    ('PC006', 'AppendOnlyViolation',
+     'UPDATE, DELETE or TRUNCATE of the append-only log (events, conversations) was refused'),
+    ('PC007', 'UnrepresentableJSON',
+     'the JSON text holds a value PostgreSQL cannot store: \u0000, a lone surrogate, NaN or Infinity'),
+    ('PC008', 'UnknownTenant',
+     'the tenant named is not registered in pgctx.tenants'),
+    ('PC009', 'AmbiguousTenant',
+     'the caller belongs to several tenants and did not name one for a new conversation'),
+    ('PC010', 'TenantDenied',
+     'the caller is not a member of the conversation''s tenant'),
+    ('PC011', 'ConversationImmutable',
+     'a conversation''s id, tenant or genesis changed, or its head moved other than forward by an append'),
+    ('PC012', 'UnsupportedEncoding',
+     'the database encoding is not UTF8'),
+    ('PC013', 'InvalidEventKey',
+     'client event key is empty or longer than 200 bytes'),
+    ('PC014', 'ConversationNotFound',
+     'no conversation with this id is visible to the caller'),
+    ('PC015', 'InvalidVerifyRange',
+     'verify_chain was asked to resume or anchor at a seq that is negative or has no event')
+ON CONFLICT (sqlstate) DO UPDATE SET name = excluded.name, meaning = excluded.meaning;
+
+COMMENT ON TABLE pgctx.error_codes IS
+    'Every SQLSTATE pgctx raises (class PC), with the Python exception name that maps to it.';

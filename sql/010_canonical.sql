@@ -1,0 +1,108 @@
+-- 010: canonical form of a payload and the event hash.
+--
+-- Invariants enforced here:
+--   * One byte string per JSON value ("pgctx canonical JSON v1"), defined as the UTF-8 text that
+--     jsonb prints for the value after numbers lose trailing fractional zeros:
+--       - objects: keys sorted by UTF-8 byte length, then by bytes (jsonb's own order); duplicate
+--         keys keep the last value; "{" key ": " value (", " key ": " value)* "}"; empty is "{}";
+--       - arrays: "[" v (", " v)* "]"; empty is "[]";
+--       - strings: '"' + UTF-8 text + '"' where only '"', '\', and U+0000..U+001F are escaped:
+--         \" \\ \b \f \n \r \t, every other control character as \u00xx (lower-case hex);
+--         everything else, U+2028 and astral characters included, is written as itself;
+--       - numbers: plain decimal, never an exponent, no trailing fractional zeros, no "-0":
+--         1.50 -> 1.5, 1e2 -> 100, 1.0e-3 -> 0.001, -0.0 -> 0; integers of any size exactly;
+--       - true, false, null.
+--     pgctx stores every payload already in this form (numbers normalised on insert), so the
+--     canonical bytes of a stored payload are just payload::text. pgctx/canonical.py reproduces
+--     this byte for byte with no database; tests/test_canonical.py proves SQL == Python.
+--   * The event hash binds a domain tag, the conversation id, seq, kind, the previous hash and
+--     the canonical payload, with length prefixes so no two field splits give the same bytes:
+--       hash_i  = SHA-256('pgctx:event:v1'   || u32be(len id) || id || u64be(seq)
+--                          || u32be(len kind) || kind || hash_{i-1} || canonical(payload))
+--       genesis = SHA-256('pgctx:genesis:v1' || u32be(len id) || id)
+--     (lengths in bytes of UTF-8). Because the id is inside every hash and the genesis is per
+--     conversation, an event moved to, or a prefix replayed into, another conversation no longer
+--     verifies.
+--   * Text that PostgreSQL cannot hold as jsonb (\u0000, lone surrogates, NaN, Infinity) is
+--     refused with PC007 by pgctx.payload_from_text, for psql users loading JSON text.
+
+-- The SQL functions below are IMMUTABLE and call only immutable built-ins (textsend, not
+-- convert_to, which is merely stable) so the planner can inline them into verify_chain's scan.
+-- textsend gives the database's bytes; 000_schema.sql guarantees those are UTF-8.
+
+CREATE OR REPLACE FUNCTION pgctx.max_payload_bytes() RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1048576 $$;
+
+COMMENT ON FUNCTION pgctx.max_payload_bytes() IS
+    'Largest canonical payload pgctx accepts, in bytes (1 MiB). Larger content belongs in object storage, referenced from the payload.';
+
+-- Numbers only: rebuilds the value with trim_scale applied to every number. Recursion depth is
+-- bounded by the nesting of the document, which jsonb itself already limits (stack depth).
+CREATE OR REPLACE FUNCTION pgctx.trim_numbers(value jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE jsonb_typeof(value)
+        WHEN 'number' THEN to_jsonb(trim_scale(value::numeric))
+        WHEN 'array' THEN coalesce(
+            (SELECT jsonb_agg(pgctx.trim_numbers(e) ORDER BY i)
+               FROM jsonb_array_elements(value) WITH ORDINALITY AS t(e, i)),
+            '[]'::jsonb)
+        WHEN 'object' THEN coalesce(
+            (SELECT jsonb_object_agg(k, pgctx.trim_numbers(v))
+               FROM jsonb_each(value) AS t(k, v)),
+            '{}'::jsonb)
+        ELSE value
+    END
+$$;
+
+-- The canonical value of a payload. Fast path: jsonb prints numbers without exponents, so a
+-- number with trailing fractional zeros shows as digits '.' digits ending in '0' followed by a
+-- delimiter. Text without that pattern has nothing to trim (a string that happens to match
+-- only costs the slow path, which leaves strings alone).
+CREATE OR REPLACE FUNCTION pgctx.canonical_payload(value jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE WHEN value::text ~ '[0-9]\.[0-9]*0([],} ]|$)'
+                THEN pgctx.trim_numbers(value)
+                ELSE value END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.canonical_text(value jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT pgctx.canonical_payload(value)::text
+$$;
+
+COMMENT ON FUNCTION pgctx.canonical_text(jsonb) IS
+    'pgctx canonical JSON v1 of a value (see sql/010_canonical.sql); for a stored payload it equals payload::text.';
+
+CREATE OR REPLACE FUNCTION pgctx.genesis_hash(conversation_id text) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT sha256('\x70676374783a67656e657369733a7631'::bytea      -- 'pgctx:genesis:v1'
+                  || int4send(octet_length(conversation_id)) || textsend(conversation_id))
+$$;
+
+-- canonical is the canonical text of the payload (payload::text for a stored payload).
+CREATE OR REPLACE FUNCTION pgctx.event_hash(conversation_id text, seq bigint, kind text,
+                                            prev_hash bytea, canonical text) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT sha256('\x70676374783a6576656e743a7631'::bytea           -- 'pgctx:event:v1'
+                  || int4send(octet_length(conversation_id)) || textsend(conversation_id)
+                  || int8send(seq)
+                  || int4send(octet_length(kind)) || textsend(kind)
+                  || prev_hash
+                  || textsend(canonical))
+$$;
+
+-- Parses JSON text into jsonb, turning PostgreSQL's parse errors for values it cannot hold into
+-- PC007 so a psql user loading text gets the same typed error as the Python API.
+CREATE OR REPLACE FUNCTION pgctx.payload_from_text(json_text text) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pgctx AS $$
+BEGIN
+    RETURN pgctx.canonical_payload(json_text::jsonb);
+EXCEPTION
+    WHEN untranslatable_character OR invalid_text_representation THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC007',
+            MESSAGE = 'JSON text holds a value PostgreSQL cannot store (\u0000, a lone surrogate, NaN or Infinity) or is not JSON',
+            DETAIL = SQLERRM;
+END
+$$;

@@ -1,0 +1,139 @@
+-- 020: tenants and conversations (the head row of each chain).
+--
+-- Invariants enforced here:
+--   * A tenant is a registered PostgreSQL role; a conversation belongs to at most one tenant
+--     (NULL = shared by every pgctx_app member) and never changes tenant (PC011).
+--   * A conversation row holds its chain's genesis hash and its head (last seq and hash). The
+--     head moves only forward, only to the seq/hash of an event that exists; id, tenant, genesis
+--     and creation facts never change (PC011). Conversations are never deleted or truncated
+--     (PC006): they anchor an append-only log.
+--   * The head row is the lock every append to the conversation takes (FOR UPDATE in the
+--     events trigger), so appends to one conversation serialize and appends to different
+--     conversations never wait on each other.
+--   * Every key is led by conversation_id, so the tables can be distributed by it (Citus).
+
+CREATE TABLE IF NOT EXISTS pgctx.tenants (
+    tenant      regrole PRIMARY KEY,
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE pgctx.tenants IS
+    'Roles that are tenants. A login role that is a member (with inherit) of a tenant role sees and appends to that tenant''s conversations.';
+
+CREATE TABLE IF NOT EXISTS pgctx.conversations (
+    conversation_id  text PRIMARY KEY,
+    tenant           regrole REFERENCES pgctx.tenants (tenant),
+    genesis_hash     bytea NOT NULL,
+    head_seq         bigint NOT NULL DEFAULT 0 CHECK (head_seq >= 0),
+    head_hash        bytea NOT NULL,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    created_by       name NOT NULL DEFAULT session_user
+);
+
+COMMENT ON TABLE pgctx.conversations IS
+    'One row per conversation: its tenant, genesis hash and chain head. Written only by the events triggers.';
+
+-- Conversation ids: printable, trimmed, at most 256 bytes. Shared by the events trigger and the
+-- verification functions so both reject the same ids.
+CREATE OR REPLACE FUNCTION pgctx.valid_conversation_id(conversation_id text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT conversation_id IS NOT NULL
+       AND octet_length(conversation_id) BETWEEN 1 AND 256
+       AND conversation_id !~ '[[:cntrl:]]'
+       AND conversation_id = btrim(conversation_id)
+$$;
+
+-- Row-level security helpers. Tenancy is keyed on session_user (the login role), which no SQL a
+-- role runs can change: SET ROLE changes current_user but not session_user, and custom settings
+-- are not consulted. Inside SECURITY DEFINER code current_user is the owner, while session_user
+-- is still the caller, so the same policies hold for direct SQL and for pgctx's functions.
+-- Stated limit: a pool that logs in as one role and SET ROLEs per tenant gets the union of that
+-- login role's tenants.
+CREATE OR REPLACE FUNCTION pgctx.tenant_member(tenant regrole) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT tenant IS NULL OR pg_has_role(session_user, tenant::oid, 'USAGE')
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.tenant_visible(tenant regrole) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT tenant IS NULL
+        OR pg_has_role(session_user, tenant::oid, 'USAGE')
+        OR pg_has_role(session_user, 'pgctx_auditor', 'USAGE')
+$$;
+
+-- The tenant a new conversation gets when the caller names none: the single registered tenant
+-- the caller belongs to, NULL (shared) if none, and PC009 if several.
+CREATE OR REPLACE FUNCTION pgctx.caller_tenant() RETURNS regrole
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    found regrole[];
+BEGIN
+    SELECT array_agg(t.tenant ORDER BY t.tenant::text) INTO found
+      FROM pgctx.tenants t
+     WHERE pg_has_role(session_user, t.tenant::oid, 'USAGE');
+    IF found IS NULL THEN
+        RETURN NULL;
+    ELSIF cardinality(found) > 1 THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC009',
+            MESSAGE = format('role %s belongs to several tenants (%s); name one for a new conversation',
+                             session_user, array_to_string(found::text[], ', '));
+    END IF;
+    RETURN found[1];
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.register_tenant(tenant regrole) RETURNS regrole
+LANGUAGE sql
+SET search_path = pg_catalog, pgctx AS $$
+    INSERT INTO pgctx.tenants (tenant) VALUES (tenant) ON CONFLICT DO NOTHING;
+    SELECT tenant;
+$$;
+
+COMMENT ON FUNCTION pgctx.register_tenant(regrole) IS
+    'Owner only: declare a role as a tenant. Grant the role to the login roles of that tenant''s services.';
+
+-- Guard: the only legal change to a conversation row is the head moving forward to an existing
+-- event, which is what the events statement trigger does after each INSERT.
+CREATE OR REPLACE FUNCTION pgctx.conversations_guard() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'TRUNCATE') THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC006',
+            MESSAGE = format('%s on pgctx.conversations refused: conversations anchor an append-only log', TG_OP);
+    END IF;
+    IF NEW.conversation_id IS DISTINCT FROM OLD.conversation_id
+       OR NEW.tenant IS DISTINCT FROM OLD.tenant
+       OR NEW.genesis_hash IS DISTINCT FROM OLD.genesis_hash
+       OR NEW.created_at IS DISTINCT FROM OLD.created_at
+       OR NEW.created_by IS DISTINCT FROM OLD.created_by THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC011',
+            MESSAGE = format('conversation %s: id, tenant, genesis and creation facts never change', OLD.conversation_id);
+    END IF;
+    IF NEW.head_seq < OLD.head_seq
+       OR NOT EXISTS (SELECT 1 FROM pgctx.events e
+                       WHERE e.conversation_id = NEW.conversation_id
+                         AND e.seq = NEW.head_seq AND e.hash = NEW.head_hash) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC011',
+            MESSAGE = format('conversation %s: head may only move forward to an appended event (seq %s -> %s)',
+                             OLD.conversation_id, OLD.head_seq, NEW.head_seq);
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+-- ENABLE ALWAYS: the guards fire in replica mode too (session_replication_role = replica), so
+-- only the table owner disabling them outright can get past them; see README "stated limits".
+CREATE OR REPLACE TRIGGER conversations_guard_row
+    BEFORE UPDATE OR DELETE ON pgctx.conversations
+    FOR EACH ROW EXECUTE FUNCTION pgctx.conversations_guard();
+CREATE OR REPLACE TRIGGER conversations_guard_truncate
+    BEFORE TRUNCATE ON pgctx.conversations
+    FOR EACH STATEMENT EXECUTE FUNCTION pgctx.conversations_guard();
+ALTER TABLE pgctx.conversations ENABLE ALWAYS TRIGGER conversations_guard_row;
+ALTER TABLE pgctx.conversations ENABLE ALWAYS TRIGGER conversations_guard_truncate;

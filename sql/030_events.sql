@@ -1,0 +1,224 @@
+-- 030: the append-only, hash-chained event log.
+--
+-- Invariants enforced here, for every insert path (pgctx.append_event, pgctx.append_events,
+-- plain INSERT, COPY):
+--   * seq is 1, 2, 3... per conversation with no gap and no reuse; callers cannot choose seq,
+--     prev_hash, hash, tenant or created_at (the trigger overwrites them).
+--   * hash = pgctx.event_hash(id, seq, kind, prev_hash, canonical payload) and prev_hash is the
+--     hash of seq-1 (the conversation's genesis for seq 1), computed here, in the database.
+--   * Appends to one conversation serialize on its head row (SELECT ... FOR UPDATE); appends to
+--     different conversations touch different rows and never wait on each other. Under
+--     REPEATABLE READ / SERIALIZABLE a concurrent append surfaces as a serialization failure
+--     (40001) for the caller to retry, never as a fork: the head row is updated by every append
+--     statement, so a stale snapshot cannot lock it.
+--   * The conversation id (PC001), kind (PC002), payload type (PC003) and size (PC004), client
+--     event key (PC013) and tenant (PC008/PC010) are checked, each with its own SQLSTATE.
+--   * A client event key is unique per conversation: the same key with the same kind and
+--     payload writes nothing (the statement inserts no row); a different kind or payload is
+--     PC005.
+--   * UPDATE, DELETE and TRUNCATE are refused (PC006) by triggers marked ENABLE ALWAYS, so
+--     replica mode does not skip them.
+
+CREATE TABLE IF NOT EXISTS pgctx.event_kinds (
+    kind        text PRIMARY KEY CHECK (kind ~ '^[a-z][a-z0-9_]{0,62}$'),
+    description text NOT NULL
+);
+
+INSERT INTO pgctx.event_kinds (kind, description) VALUES
+    ('user',         'a user message'),
+    ('assistant',    'an assistant message'),
+    ('system',       'a system rule or instruction'),
+    ('tool_call',    'a tool call: tool, call id, arguments, idempotency key, effect class'),
+    ('tool_result',  'the result of a tool call: call id, outcome, request id or error'),
+    ('approval',     'a human approval or authorization and the scope it grants'),
+    ('correction',   'a correction of an earlier fact or instruction'),
+    ('fact',         'a fact confirmed by the user or a tool, with its authority'),
+    ('subtask_end',  'a subtask finished'),
+    ('topic_switch', 'the user switched topic'),
+    ('phase_change', 'the task moved between phases, e.g. planning to execution'),
+    ('memory',       'a long-term memory read, with its source'),
+    ('status_query', 'the answer of a tool service to a status query for an unknown side effect'),
+    ('branch_merge', 'branches of the conversation were merged or a mainline confirmed'),
+    ('recovery',     'the agent restarted and recovered from a checkpoint')
+ON CONFLICT (kind) DO UPDATE SET description = excluded.description;
+
+COMMENT ON TABLE pgctx.event_kinds IS 'The kinds an event may have; extend with INSERT (as the owner).';
+
+CREATE TABLE IF NOT EXISTS pgctx.events (
+    conversation_id  text NOT NULL,
+    seq              bigint NOT NULL CHECK (seq >= 1),
+    kind             text NOT NULL,
+    payload          jsonb NOT NULL,
+    event_key        text,
+    tenant           regrole,
+    prev_hash        bytea NOT NULL,
+    hash             bytea NOT NULL,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (conversation_id, seq),
+    UNIQUE (conversation_id, event_key)
+);
+-- No foreign key to conversations: the chain trigger creates and locks the conversation row on
+-- every insert path, which is the check a foreign key would repeat on each row.
+
+COMMENT ON TABLE pgctx.events IS
+    'Append-only, hash-chained event log. INSERT (conversation_id, kind, payload[, event_key, tenant]); the trigger fills the rest.';
+
+CREATE OR REPLACE FUNCTION pgctx.events_chain() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    conv       pgctx.conversations%ROWTYPE;
+    canonical  text;
+    prior      record;
+BEGIN
+    IF NOT pgctx.valid_conversation_id(NEW.conversation_id) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC001',
+            MESSAGE = 'invalid conversation id: 1 to 256 bytes, no control characters, no surrounding spaces',
+            DETAIL = format('got %L', left(NEW.conversation_id, 300));
+    END IF;
+    PERFORM 1 FROM pgctx.event_kinds WHERE kind = NEW.kind;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC002',
+            MESSAGE = format('unknown event kind %L', NEW.kind),
+            HINT = 'SELECT kind FROM pgctx.event_kinds lists the kinds';
+    END IF;
+    IF jsonb_typeof(NEW.payload) IS DISTINCT FROM 'object' THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC003',
+            MESSAGE = format('payload must be a JSON object, got %s', coalesce(jsonb_typeof(NEW.payload), 'NULL'));
+    END IF;
+    IF NEW.event_key IS NOT NULL AND octet_length(NEW.event_key) NOT BETWEEN 1 AND 200 THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC013',
+            MESSAGE = format('event key must be 1 to 200 bytes, got %s', octet_length(NEW.event_key));
+    END IF;
+
+    NEW.payload := pgctx.canonical_payload(NEW.payload);
+    canonical := NEW.payload::text;
+    IF octet_length(canonical) > pgctx.max_payload_bytes() THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC004',
+            MESSAGE = format('payload is %s bytes in canonical form; the limit is %s',
+                             octet_length(canonical), pgctx.max_payload_bytes());
+    END IF;
+
+    -- The head row is the per-conversation lock. A missing row is created first; ON CONFLICT
+    -- waits for a concurrent creator, after which the locking read sees its row.
+    SELECT * INTO conv FROM pgctx.conversations
+     WHERE conversation_id = NEW.conversation_id FOR UPDATE;
+    IF NOT FOUND THEN
+        IF NEW.tenant IS NULL THEN
+            NEW.tenant := pgctx.caller_tenant();
+        ELSIF NOT EXISTS (SELECT 1 FROM pgctx.tenants WHERE tenant = NEW.tenant) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC008',
+                MESSAGE = format('%s is not a registered tenant', NEW.tenant),
+                HINT = 'SELECT pgctx.register_tenant(role) as the schema owner';
+        END IF;
+        IF NOT pgctx.tenant_member(NEW.tenant) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC010',
+                MESSAGE = format('role %s is not a member of tenant %s', session_user, NEW.tenant);
+        END IF;
+        INSERT INTO pgctx.conversations (conversation_id, tenant, genesis_hash, head_hash)
+        VALUES (NEW.conversation_id, NEW.tenant,
+                pgctx.genesis_hash(NEW.conversation_id), pgctx.genesis_hash(NEW.conversation_id))
+        ON CONFLICT (conversation_id) DO NOTHING;
+        SELECT * INTO conv FROM pgctx.conversations
+         WHERE conversation_id = NEW.conversation_id FOR UPDATE;
+        IF NOT FOUND THEN
+            -- the row exists (ON CONFLICT saw it) but row-level security hides it from us
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC010',
+                MESSAGE = format('conversation %s belongs to another tenant', NEW.conversation_id);
+        END IF;
+    END IF;
+    -- Checked explicitly (not only by RLS): when the owner is a superuser, RLS does not apply
+    -- inside this SECURITY DEFINER function, and another tenant's conversation must be refused
+    -- with its own code rather than look like a new one.
+    IF NOT pgctx.tenant_member(conv.tenant)
+       OR (NEW.tenant IS NOT NULL AND NEW.tenant IS DISTINCT FROM conv.tenant) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC010',
+            MESSAGE = format('conversation %s belongs to another tenant', NEW.conversation_id);
+    END IF;
+    NEW.tenant := conv.tenant;
+
+    IF NEW.event_key IS NOT NULL THEN
+        SELECT kind, payload INTO prior FROM pgctx.events
+         WHERE conversation_id = NEW.conversation_id AND event_key = NEW.event_key;
+        IF FOUND THEN
+            IF prior.kind = NEW.kind AND prior.payload = NEW.payload THEN
+                RETURN NULL;  -- already appended: idempotent, write nothing
+            END IF;
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC005',
+                MESSAGE = format('event key %L already names a different event in conversation %s',
+                                 NEW.event_key, NEW.conversation_id);
+        END IF;
+    END IF;
+
+    -- The previous link is the last event, read under the head lock. A volatile trigger
+    -- function sees rows inserted earlier by the same statement, so a multi-row INSERT chains
+    -- row by row while the head row itself is updated once, after the statement.
+    SELECT seq, hash INTO prior FROM pgctx.events
+     WHERE conversation_id = NEW.conversation_id ORDER BY seq DESC LIMIT 1;
+    IF FOUND THEN
+        NEW.seq := prior.seq + 1;
+        NEW.prev_hash := prior.hash;
+    ELSE
+        NEW.seq := 1;
+        NEW.prev_hash := conv.genesis_hash;
+    END IF;
+    NEW.hash := pgctx.event_hash(NEW.conversation_id, NEW.seq, NEW.kind, NEW.prev_hash, canonical);
+    NEW.created_at := now();
+    RETURN NEW;
+END
+$$;
+
+-- One head update per statement (not per row): a 100-row INSERT ... SELECT moves the head
+-- once, instead of leaving 100 row versions of the head in one transaction.
+CREATE OR REPLACE FUNCTION pgctx.events_advance_head() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+BEGIN
+    UPDATE pgctx.conversations c
+       SET head_seq = n.seq, head_hash = n.hash
+      FROM (SELECT DISTINCT ON (conversation_id) conversation_id, seq, hash
+              FROM appended ORDER BY conversation_id, seq DESC) n
+     WHERE c.conversation_id = n.conversation_id;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.events_refuse_change() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx AS $$
+BEGIN
+    RAISE EXCEPTION USING
+        ERRCODE = 'PC006',
+        MESSAGE = format('%s on pgctx.events refused: the event log is append-only', TG_OP),
+        HINT = 'Record a correction event instead of editing history.';
+END
+$$;
+
+CREATE OR REPLACE TRIGGER events_chain
+    BEFORE INSERT ON pgctx.events
+    FOR EACH ROW EXECUTE FUNCTION pgctx.events_chain();
+CREATE OR REPLACE TRIGGER events_advance_head
+    AFTER INSERT ON pgctx.events
+    REFERENCING NEW TABLE AS appended
+    FOR EACH STATEMENT EXECUTE FUNCTION pgctx.events_advance_head();
+CREATE OR REPLACE TRIGGER events_refuse_change
+    BEFORE UPDATE OR DELETE ON pgctx.events
+    FOR EACH ROW EXECUTE FUNCTION pgctx.events_refuse_change();
+CREATE OR REPLACE TRIGGER events_refuse_truncate
+    BEFORE TRUNCATE ON pgctx.events
+    FOR EACH STATEMENT EXECUTE FUNCTION pgctx.events_refuse_change();
+
+ALTER TABLE pgctx.events ENABLE ALWAYS TRIGGER events_chain;
+ALTER TABLE pgctx.events ENABLE ALWAYS TRIGGER events_advance_head;
+ALTER TABLE pgctx.events ENABLE ALWAYS TRIGGER events_refuse_change;
+ALTER TABLE pgctx.events ENABLE ALWAYS TRIGGER events_refuse_truncate;

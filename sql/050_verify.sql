@@ -1,0 +1,156 @@
+-- 050: chain verification and heads for external digests.
+--
+-- Invariants enforced here:
+--   * verify_chain recomputes every hash of a conversation in one ordered scan (a window over
+--     the primary key, no recursive walk) and reports the first bad seq with its reason: a
+--     missing seq, a prev_hash that is not the previous event's hash, a hash that does not match
+--     the event's content and position, or a head row that disagrees with the last event.
+--   * It can resume from a previously verified point (from_seq, and optionally the hash that
+--     was verified there) instead of rehashing the whole history.
+--   * Stated limit (invariant 9): these checks catch edits by anyone below the table owner; a
+--     superuser can rewrite events and recompute every hash. Only a digest kept outside the
+--     database proves history against that, so a result is "consistent, unanchored" unless an
+--     anchor (anchor_seq, anchor_hash from `pgctx digest`) is given and matches.
+--   * Read-only and SECURITY INVOKER: a caller verifies only what row-level security lets it
+--     see, and an unknown or invisible conversation is PC014.
+
+CREATE OR REPLACE FUNCTION pgctx.verify_chain(
+    conversation_id text,
+    from_seq bigint DEFAULT 0,
+    from_hash bytea DEFAULT NULL,
+    anchor_seq bigint DEFAULT NULL,
+    anchor_hash bytea DEFAULT NULL,
+    OUT ok boolean,
+    OUT checked bigint,
+    OUT first_bad_seq bigint,
+    OUT reason text,
+    OUT head_seq bigint,
+    OUT head_hash bytea,
+    OUT anchored boolean
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    conv        pgctx.conversations%ROWTYPE;
+    start_hash  bytea;
+    last_seq    bigint;
+    last_hash   bytea;
+    stored      bytea;
+BEGIN
+    SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = verify_chain.conversation_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC014',
+            MESSAGE = format('no conversation %L (or not visible to role %s)', verify_chain.conversation_id, session_user);
+    END IF;
+    head_seq := conv.head_seq;
+    head_hash := conv.head_hash;
+    anchored := false;
+
+    IF from_seq IS NULL OR from_seq < 0 OR (anchor_seq IS NOT NULL AND anchor_seq < 1) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC015',
+            MESSAGE = format('from_seq must be >= 0 and anchor_seq >= 1 (got %s, %s)', from_seq, anchor_seq);
+    END IF;
+    IF from_seq = 0 THEN
+        start_hash := conv.genesis_hash;
+    ELSE
+        SELECT e.hash INTO start_hash FROM pgctx.events e
+         WHERE e.conversation_id = verify_chain.conversation_id AND e.seq = from_seq;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC015',
+                MESSAGE = format('cannot resume conversation %s at seq %s: no such event', verify_chain.conversation_id, from_seq);
+        END IF;
+    END IF;
+    IF from_hash IS NOT NULL AND from_hash <> start_hash THEN
+        ok := false; checked := 0; first_bad_seq := greatest(from_seq, 1);
+        reason := format('hash at resume point seq %s differs from the one verified before', from_seq);
+        RETURN;
+    END IF;
+
+    -- One ordered pass: each row is compared with the row before it (lag) and rehashed.
+    WITH scan AS (
+        SELECT e.seq, e.hash,
+               lag(e.seq, 1, from_seq) OVER w AS prior_seq,
+               e.prev_hash = lag(e.hash, 1, start_hash) OVER w AS linked,
+               e.hash = pgctx.event_hash(e.conversation_id, e.seq, e.kind, e.prev_hash, e.payload::text) AS intact
+          FROM pgctx.events e
+         WHERE e.conversation_id = verify_chain.conversation_id AND e.seq > from_seq
+        WINDOW w AS (ORDER BY e.seq)
+    ), judged AS (
+        SELECT seq, hash,
+               CASE WHEN seq <> prior_seq + 1 THEN prior_seq + 1 ELSE seq END AS bad_seq,
+               CASE WHEN seq <> prior_seq + 1 THEN
+                        format('event seq %s is missing (next present is %s)', prior_seq + 1, seq)
+                    WHEN NOT linked THEN
+                        format('prev_hash of seq %s is not the hash of seq %s', seq, seq - 1)
+                    WHEN NOT intact THEN
+                        format('hash of seq %s does not match its content, kind, position or conversation', seq)
+               END AS problem
+          FROM scan
+    )
+    SELECT count(*),
+           (array_agg(bad_seq ORDER BY seq) FILTER (WHERE problem IS NOT NULL))[1],
+           (array_agg(problem ORDER BY seq) FILTER (WHERE problem IS NOT NULL))[1],
+           max(seq)
+      INTO checked, first_bad_seq, reason, last_seq
+      FROM judged;
+
+    IF first_bad_seq IS NOT NULL THEN
+        ok := false;
+        RETURN;
+    END IF;
+    last_seq := coalesce(last_seq, from_seq);
+    IF last_seq = from_seq THEN
+        last_hash := start_hash;
+    ELSE
+        SELECT e.hash INTO last_hash FROM pgctx.events e
+         WHERE e.conversation_id = verify_chain.conversation_id AND e.seq = last_seq;
+    END IF;
+
+    IF conv.head_seq > last_seq THEN
+        ok := false; first_bad_seq := last_seq + 1;
+        reason := format('head row records seq %s but the log ends at seq %s (events missing at the tail)',
+                         conv.head_seq, last_seq);
+        RETURN;
+    ELSIF conv.head_seq < last_seq OR conv.head_hash <> last_hash THEN
+        ok := false; first_bad_seq := conv.head_seq + 1;
+        reason := format('head row (seq %s) does not match the last event (seq %s)', conv.head_seq, last_seq);
+        RETURN;
+    END IF;
+
+    IF anchor_seq IS NOT NULL THEN
+        IF anchor_seq > last_seq THEN
+            ok := false; first_bad_seq := last_seq + 1;
+            reason := format('history truncated: the digest records seq %s but the log ends at seq %s',
+                             anchor_seq, last_seq);
+            RETURN;
+        END IF;
+        SELECT e.hash INTO stored FROM pgctx.events e
+         WHERE e.conversation_id = verify_chain.conversation_id AND e.seq = anchor_seq;
+        IF stored IS DISTINCT FROM anchor_hash THEN
+            ok := false; first_bad_seq := anchor_seq;
+            reason := format('history rewritten: hash at seq %s differs from the digest (the change is at or before it)',
+                             anchor_seq);
+            RETURN;
+        END IF;
+        anchored := true;
+    END IF;
+
+    ok := true;
+    reason := CASE WHEN anchored THEN format('consistent, anchored at seq %s', anchor_seq)
+                   ELSE 'consistent, unanchored' END;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.verify_chain(text, bigint, bytea, bigint, bytea) IS
+    'Recompute a conversation''s hash chain; first bad seq and reason. "consistent, unanchored" unless checked against a digest anchor.';
+
+-- Heads for `pgctx digest`: what to keep outside the database.
+CREATE OR REPLACE VIEW pgctx.chain_heads WITH (security_invoker = true) AS
+SELECT conversation_id, tenant, head_seq, encode(head_hash, 'hex') AS head_hash, created_at
+  FROM pgctx.conversations;
+
+COMMENT ON VIEW pgctx.chain_heads IS
+    'Each conversation''s chain head (seq, hex hash): export it (pgctx digest) to anchor verification outside the database.';

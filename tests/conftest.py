@@ -1,0 +1,138 @@
+"""Test harness: real PostgreSQL only.
+
+One server per test session — a throwaway cluster (pgctx.embedded, which runs it as an
+unprivileged OS user when the tests run as root), or the existing server named by
+PGCTX_TEST_DSN (a superuser, or a role with CREATEDB and CREATEROLE). The pgctx schema is
+migrated once into a template database with alembic; every test gets a fresh database cloned
+from it. Login roles for the privilege and tenancy tests are created once per session with a
+per-run suffix, so runs sharing a server do not collide.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+import pgctx
+from pgctx.embedded import EmbeddedPostgres
+
+RUN = f"{os.getpid()}"
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def server_dsn():
+    """A superuser connection string to the session's server (database 'postgres')."""
+    external = os.environ.get("PGCTX_TEST_DSN")
+    if external:
+        yield external
+        return
+    server = EmbeddedPostgres()
+    try:
+        yield server.superuser_dsn("postgres")
+    finally:
+        server.stop()
+
+
+def admin(server_dsn: str) -> psycopg.Connection:
+    return psycopg.connect(server_dsn, autocommit=True)
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Login roles of this run: password-protected so they work on any server's pg_hba."""
+
+    app: str
+    auditor: str
+    tenant_a: str
+    tenant_b: str
+    app_a: str
+    app_b: str
+    app_ab: str
+    password: str = "pgctx-test"
+
+
+@pytest.fixture(scope="session")
+def roles(server_dsn, template_db):
+    r = Roles(*(f"pgctx_t{RUN}_{n}" for n in ("app", "auditor", "tenant_a", "tenant_b", "app_a", "app_b", "app_ab")))
+    with admin(server_dsn) as conn:
+        for tenant in (r.tenant_a, r.tenant_b):
+            conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(tenant)))
+        logins = {
+            r.app: ["pgctx_app"],
+            r.auditor: ["pgctx_auditor"],
+            r.app_a: ["pgctx_app", r.tenant_a],
+            r.app_b: ["pgctx_app", r.tenant_b],
+            r.app_ab: ["pgctx_app", r.tenant_a, r.tenant_b],
+        }
+        for login, groups in logins.items():
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN INHERIT PASSWORD {} IN ROLE {}").format(
+                    sql.Identifier(login), sql.Literal(r.password), sql.SQL(", ").join(map(sql.Identifier, groups))
+                )
+            )
+    yield r
+    with admin(server_dsn) as conn:
+        for role in [*logins, r.tenant_a, r.tenant_b]:
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+@pytest.fixture(scope="session")
+def template_db(server_dsn):
+    """A database with the schema installed by the alembic migrations."""
+    name = f"pgctx_tpl_{RUN}"
+    with admin(server_dsn) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} ENCODING 'UTF8' TEMPLATE template0").format(sql.Identifier(name)))
+    pgctx.migrate(make_conninfo(server_dsn, dbname=name))
+    yield name
+    with admin(server_dsn) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def new_database(server_dsn: str, template: str = "template0") -> str:
+    name = f"pgctx_t{RUN}_{next(_counter)}"
+    with admin(server_dsn) as conn:
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} ENCODING 'UTF8' TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
+        )
+    return name
+
+
+def drop_database(server_dsn: str, name: str) -> None:
+    with admin(server_dsn) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def dsn(server_dsn, template_db):
+    """Superuser DSN of a fresh database cloned from the migrated template."""
+    name = new_database(server_dsn, template_db)
+    yield make_conninfo(server_dsn, dbname=name)
+    drop_database(server_dsn, name)
+
+
+@pytest.fixture
+def conn(dsn):
+    with psycopg.connect(dsn, autocommit=True) as c:
+        yield c
+
+
+@pytest.fixture
+def connect_as(dsn, roles):
+    """connect_as(role) -> an autocommit connection to this test's database as that login role."""
+    opened: list[psycopg.Connection] = []
+
+    def _connect(role: str) -> psycopg.Connection:
+        c = psycopg.connect(make_conninfo(dsn, user=role, password=roles.password), autocommit=True)
+        opened.append(c)
+        return c
+
+    yield _connect
+    for c in opened:
+        c.close()
