@@ -1,0 +1,163 @@
+"""The `pgctx` command line.
+
+Exit codes: 0 everything checked out; 1 a verification found a problem; 2 the command could not
+run (bad arguments, no database, a pgctx error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+import psycopg
+
+import pgctx
+from pgctx import demo
+from pgctx.digest import anchors
+from pgctx.eventlog import ChainReport
+from pgctx.errors import PgctxError
+
+OK, FAILED, ERROR = 0, 1, 2
+
+
+def _dsn(args: argparse.Namespace) -> str:
+    dsn = args.dsn or os.environ.get("PGCTX_DSN")
+    if not dsn:
+        raise SystemExit("pgctx: no database: pass --dsn or set PGCTX_DSN")
+    return dsn
+
+
+def _print_report(report: ChainReport) -> None:
+    state = "ok  " if report.ok else "FAIL"
+    where = "" if report.ok else f" first bad seq {report.first_bad_seq}:"
+    print(f"{state} {report.conversation_id}  checked {report.checked}, head seq {report.head_seq}.{where} {report.reason}")
+
+
+def _progress(done: int, total: int) -> None:
+    if sys.stderr.isatty() and total >= 20:
+        sys.stderr.write(f"\rverified {done}/{total} conversations")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _load_digest(path: str) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    return OK if demo.run(args.dsn or os.environ.get("PGCTX_DSN")) else FAILED
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    pgctx.migrate(_dsn(args))
+    print("pgctx schema is up to date")
+    return OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with psycopg.connect(_dsn(args)) as conn:
+        rows = conn.execute(
+            "SELECT conversation_id, coalesce(tenant::text, '(shared)'), head_seq, head_hash, created_at"
+            " FROM pgctx.chain_heads ORDER BY conversation_id"
+        ).fetchall()
+    print(f"{'conversation':<32} {'tenant':<16} {'head seq':>9}  head hash")
+    for cid, tenant, seq, hash_, _created in rows:
+        print(f"{cid:<32} {tenant:<16} {seq:>9}  {hash_[:16]}…")
+    print(f"{len(rows)} conversation(s)")
+    return OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    with psycopg.connect(_dsn(args)) as conn:
+        if args.against:
+            reports = pgctx.verify_against_digest(
+                conn, _load_digest(args.against), conversation_ids=args.conversation or None, progress=_progress
+            )
+        else:
+            ids = args.conversation or [row[0] for row in conn.execute("SELECT conversation_id FROM pgctx.chain_heads ORDER BY 1")]
+            reports = []
+            for done, cid in enumerate(ids, start=1):
+                reports.append(pgctx.verify(conn, cid, from_seq=args.from_seq, from_hash=args.from_hash))
+                _progress(done, len(ids))
+    for report in reports:
+        _print_report(report)
+    bad = sum(not r.ok for r in reports)
+    print(f"{len(reports) - bad} consistent, {bad} failed" + ("" if args.against else " (unanchored: pass --against DIGEST to prove history against a superuser rewrite)"))
+    return FAILED if bad else OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with psycopg.connect(_dsn(args)) as conn:
+        pgctx.export_bundle(conn, args.conversation, sys.stdout)
+    return OK
+
+
+def cmd_verify_bundle(args: argparse.Namespace) -> int:
+    anchor_seq = anchor_hash = None
+    if args.against:
+        with open(args.bundle, "rb") as fh:
+            header = json.loads(fh.readline())
+        anchor = anchors(_load_digest(args.against)).get(header.get("conversation_id"))
+        if anchor is None:
+            print(f"FAIL the digest does not know conversation {header.get('conversation_id')!r}")
+            return FAILED
+        anchor_seq, anchor_hash = anchor
+    report = pgctx.verify_bundle(args.bundle, anchor_seq=anchor_seq, anchor_hash=anchor_hash)
+    _print_report(report)
+    return OK if report.ok else FAILED
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    with psycopg.connect(_dsn(args)) as conn:
+        json.dump(pgctx.take_digest(conn), sys.stdout, indent=1, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return OK
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pgctx", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def command(name: str, func, help_: str, dsn: bool = True) -> argparse.ArgumentParser:
+        c = sub.add_parser(name, help=help_, description=help_)
+        if dsn:
+            c.add_argument("--dsn", help="libpq connection string or URI (default: $PGCTX_DSN)")
+        c.set_defaults(func=func)
+        return c
+
+    command("demo", cmd_demo, "tell the order 10086 story on a throwaway PostgreSQL (or --dsn)")
+    command("migrate", cmd_migrate, "install or upgrade the pgctx schema (alembic; safe to repeat)")
+    command("status", cmd_status, "list conversations and their chain heads")
+    v = command("verify", cmd_verify, "recompute hash chains in the database")
+    v.add_argument("--conversation", action="append", help="only this conversation (repeatable)")
+    v.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
+    v.add_argument("--from-seq", type=int, default=0, help="resume after a seq verified before")
+    v.add_argument("--from-hash", help="the hash verified at --from-seq (hex)")
+    e = command("export", cmd_export, "write a conversation's audit bundle (JSON lines) to stdout")
+    e.add_argument("--conversation", required=True)
+    b = command("verify-bundle", cmd_verify_bundle, "verify an audit bundle offline (no database)", dsn=False)
+    b.add_argument("bundle")
+    b.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
+    command("digest", cmd_digest, "write every conversation's chain head (JSON) to stdout")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except PgctxError as exc:
+        print(f"pgctx: {exc} [{exc.sqlstate or type(exc).__name__}]", file=sys.stderr)
+        return ERROR
+    except psycopg.OperationalError as exc:
+        print(f"pgctx: cannot reach the database: {exc}", file=sys.stderr)
+        return ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

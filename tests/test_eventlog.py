@@ -1,0 +1,271 @@
+"""The append-only log: every insert path, every refusal with its SQLSTATE, nothing lost."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+import pgctx
+from pgctx import errors
+from pgctx.canonical import event_hash, genesis_hash
+
+
+def counts(conn) -> tuple[int, int]:
+    return conn.execute(
+        "SELECT (SELECT count(*) FROM pgctx.events), (SELECT count(*) FROM pgctx.conversations)"
+    ).fetchone()
+
+
+def log(conn, cid: str) -> list[tuple]:
+    return conn.execute(
+        "SELECT seq, kind, payload::text, prev_hash, hash FROM pgctx.events WHERE conversation_id = %s ORDER BY seq",
+        (cid,),
+    ).fetchall()
+
+
+def assert_chain(conn, cid: str, length: int) -> None:
+    """seq 1..length, each linked and hashed as the Python twin computes, head at the end."""
+    rows = log(conn, cid)
+    assert [r[0] for r in rows] == list(range(1, length + 1))
+    prior = genesis_hash(cid)
+    for seq, kind, text, prev_hash, hash_ in rows:
+        assert prev_hash == prior
+        assert hash_ == event_hash(cid, seq, kind, prev_hash, text)
+        prior = hash_
+    head = conn.execute(
+        "SELECT head_seq, head_hash FROM pgctx.conversations WHERE conversation_id = %s", (cid,)
+    ).fetchone()
+    assert head == (length, prior)
+    assert pgctx.verify(conn, cid).ok
+
+
+def test_every_insert_path_chains_the_same_way(conn):
+    pgctx.append(conn, "c", "user", {"via": "python"})
+    conn.execute("SELECT pgctx.append_event('c', 'assistant', '{\"via\": \"function\"}')")
+    conn.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES ('c', 'user', '{\"via\": \"insert\"}')")
+    conn.execute(
+        "INSERT INTO pgctx.events (conversation_id, kind, payload)"
+        " SELECT 'c', 'tool_call', jsonb_build_object('i', i) FROM generate_series(1, 5) i"
+    )
+    with conn.cursor().copy("COPY pgctx.events (conversation_id, kind, payload) FROM STDIN") as copy:
+        copy.write_row(("c", "tool_result", '{"via": "copy"}'))
+        copy.write_row(("c", "tool_result", '{"via": "copy", "n": 2}'))
+    pgctx.append_many(conn, "c", [{"kind": "user", "payload": {"batch": i}} for i in range(3)])
+    assert_chain(conn, "c", 13)
+    assert [r[2] for r in log(conn, "c")][3:8] == [f'{{"i": {i}}}' for i in range(1, 6)]
+
+
+def test_multi_row_insert_moves_the_head_once_per_statement(conn):
+    with conn.transaction():
+        for _ in range(2):
+            conn.execute(
+                "INSERT INTO pgctx.events (conversation_id, kind, payload)"
+                " SELECT 'h', 'user', jsonb_build_object('i', i) FROM generate_series(1, 100) i"
+            )
+        # within this transaction: one conversation row created, one head update per statement
+        inserted, updated = conn.execute(
+            "SELECT n_tup_ins, n_tup_upd FROM pg_stat_xact_user_tables"
+            " WHERE relid = 'pgctx.conversations'::regclass"
+        ).fetchone()
+    assert (inserted, updated) == (1, 2)
+    assert_chain(conn, "h", 200)
+
+
+def test_callers_cannot_choose_seq_hashes_tenant_or_time(conn):
+    conn.execute(
+        "INSERT INTO pgctx.events (conversation_id, seq, kind, payload, prev_hash, hash, created_at)"
+        " VALUES ('x', 99, 'user', '{}', '\\x00', '\\x00', '2000-01-01')"
+    )
+    seq, created = conn.execute("SELECT seq, created_at > now() - interval '1 hour' FROM pgctx.events").fetchone()
+    assert (seq, created) == (1, True)
+    assert_chain(conn, "x", 1)
+
+
+@pytest.mark.parametrize(
+    "conversation_id", ["", " padded", "padded ", "tab\there", "new\nline", "x" * 257, "é" * 129]
+)
+def test_invalid_conversation_ids_are_refused(conn, conversation_id):
+    with pytest.raises(errors.InvalidConversationId) as info:
+        pgctx.append(conn, conversation_id, "user", {})
+    assert info.value.sqlstate == "PC001"
+    assert counts(conn) == (0, 0)
+
+
+def test_a_256_byte_id_is_accepted(conn):
+    assert pgctx.append(conn, "é" * 128, "user", {}) == 1
+
+
+@pytest.mark.parametrize(
+    "kind, payload, exc",
+    [
+        ("nonsense", '{}', errors.UnknownEventKind),
+        ("USER", '{}', errors.UnknownEventKind),
+        ("user", '[1, 2]', errors.InvalidPayload),
+        ("user", '"text"', errors.InvalidPayload),
+        ("user", 'null', errors.InvalidPayload),
+    ],
+)
+def test_bad_kinds_and_payloads_are_refused_through_sql(conn, kind, payload, exc):
+    pgctx.append(conn, "c", "user", {"first": True})
+    before = log(conn, "c")
+    for statement in (
+        "SELECT pgctx.append_event('c', %s, %s::jsonb)",
+        "INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES ('c', %s, %s::jsonb)",
+    ):
+        with pytest.raises(psycopg.Error) as info:
+            conn.execute(statement, (kind, payload))
+        assert info.value.sqlstate == exc.sqlstate
+    with pytest.raises(exc):
+        with errors.translated():
+            conn.execute("SELECT pgctx.append_event('c', %s, %s::jsonb)", (kind, payload))
+    assert log(conn, "c") == before
+
+
+def test_null_payload_is_refused(conn):
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES ('c', 'user', NULL)")
+    assert info.value.sqlstate == "PC003"
+
+
+def test_payload_size_limit(conn):
+    limit = conn.execute("SELECT pgctx.max_payload_bytes()").fetchone()[0]
+    overhead = len('{"t": ""}')
+    assert pgctx.append(conn, "big", "user", {"t": "x" * (limit - overhead)}) == 1
+    with pytest.raises(errors.PayloadTooLarge):
+        pgctx.append(conn, "big", "user", {"t": "x" * (limit - overhead + 1)})
+    assert counts(conn) == (1, 1)
+
+
+@pytest.mark.parametrize("key", ["", "k" * 201])
+def test_invalid_event_keys_are_refused(conn, key):
+    with pytest.raises(errors.InvalidEventKey):
+        pgctx.append(conn, "c", "user", {}, event_key=key)
+    assert counts(conn) == (0, 0)
+
+
+def test_event_key_makes_append_idempotent(conn):
+    first = pgctx.append(conn, "c", "tool_call", {"tool": "refund", "amount": 10.5}, event_key="k1")
+    pgctx.append(conn, "c", "user", {"other": 1})
+    # same key, same content (10.50 is the same number) -> the original seq, nothing written
+    assert pgctx.append(conn, "c", "tool_call", {"tool": "refund", "amount": 10.50}, event_key="k1") == first
+    conn.execute(
+        "INSERT INTO pgctx.events (conversation_id, kind, payload, event_key)"
+        " VALUES ('c', 'tool_call', '{\"tool\": \"refund\", \"amount\": 10.5}', 'k1')"
+    )
+    assert len(log(conn, "c")) == 2
+    # same key, other content or kind -> typed conflict, nothing written
+    with pytest.raises(errors.EventKeyConflict):
+        pgctx.append(conn, "c", "tool_call", {"tool": "refund", "amount": 11}, event_key="k1")
+    with pytest.raises(errors.EventKeyConflict):
+        pgctx.append(conn, "c", "tool_result", {"tool": "refund", "amount": 10.5}, event_key="k1")
+    # keys are per conversation
+    assert pgctx.append(conn, "d", "tool_call", {"tool": "refund", "amount": 10.5}, event_key="k1") == 1
+    assert_chain(conn, "c", 2)
+
+
+def test_append_many_maps_every_item_to_its_seq(conn):
+    pgctx.append(conn, "b", "user", {"n": 0}, event_key="old")
+    seqs = pgctx.append_many(
+        conn,
+        "b",
+        [
+            {"kind": "user", "payload": {"n": 1}},
+            {"kind": "user", "payload": {"n": 0}, "event_key": "old"},  # existed before
+            {"kind": "user", "payload": {"n": 2}, "event_key": "new"},
+            {"kind": "user", "payload": {"n": 3}},
+            {"kind": "user", "payload": {"n": 2}, "event_key": "new"},  # repeated in the batch
+        ],
+    )
+    assert seqs == [2, 1, 3, 4, 3]
+    assert_chain(conn, "b", 4)
+
+
+@pytest.mark.parametrize(
+    "events",
+    ['{"kind": "user"}', '[1]', '[{"kind": "user", "payload": {}}, "x"]',
+     '[{"kind": "user", "payload": {}}, {"kind": "user", "payload": []}]'],
+)
+def test_a_bad_batch_writes_nothing(conn, events):
+    pgctx.append(conn, "b", "user", {})
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute("SELECT * FROM pgctx.append_events('b', %s::jsonb)", (events,))
+    assert info.value.sqlstate == "PC003"
+    assert counts(conn) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE pgctx.events SET payload = '{\"x\": 1}'",
+        "UPDATE pgctx.events SET seq = seq + 10",
+        "DELETE FROM pgctx.events WHERE seq = 2",
+        "TRUNCATE pgctx.events",
+        "TRUNCATE pgctx.events, pgctx.conversations",
+        "DELETE FROM pgctx.conversations",
+        "TRUNCATE pgctx.conversations CASCADE",
+    ],
+)
+@pytest.mark.parametrize("replica", [False, True])
+def test_history_cannot_be_edited_even_by_a_superuser_in_replica_mode(conn, statement, replica):
+    pgctx.append_many(conn, "c", [{"kind": "user", "payload": {"i": i}} for i in range(3)])
+    before = log(conn, "c")
+    if replica:
+        conn.execute("SET session_replication_role = replica")
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute(statement)
+    assert info.value.sqlstate == "PC006"
+    assert log(conn, "c") == before
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE pgctx.conversations SET tenant = 'pgctx_app'",
+        "UPDATE pgctx.conversations SET genesis_hash = '\\x00'",
+        "UPDATE pgctx.conversations SET conversation_id = 'other'",
+        "UPDATE pgctx.conversations SET head_seq = 1, head_hash = (SELECT hash FROM pgctx.events WHERE seq = 1)",
+        "UPDATE pgctx.conversations SET head_seq = 9",
+        "UPDATE pgctx.conversations SET head_hash = '\\x00'",
+    ],
+)
+def test_conversation_rows_only_move_forward(conn, statement):
+    pgctx.append_many(conn, "c", [{"kind": "user", "payload": {"i": i}} for i in range(3)])
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute(statement)
+    assert info.value.sqlstate == "PC011"
+    assert_chain(conn, "c", 3)
+
+
+def test_python_calls_join_the_callers_transaction(dsn):
+    with psycopg.connect(dsn) as conn:  # not autocommit: the caller owns the transaction
+        with conn.transaction():
+            pgctx.append(conn, "t", "user", {"n": 1})
+            with pytest.raises(errors.UnknownEventKind):
+                pgctx.append(conn, "t", "bogus", {})
+            pgctx.append(conn, "t", "user", {"n": 2})  # the failed call rolled back only its savepoint
+        with pytest.raises(RuntimeError):
+            with conn.transaction():
+                pgctx.append(conn, "t", "user", {"n": 3})
+                raise RuntimeError("the caller aborts its transaction")
+        assert_chain(conn, "t", 2)  # the caller's rollback took pgctx's append with it
+
+
+def test_pool_is_accepted(dsn):
+    from psycopg_pool import ConnectionPool
+
+    with ConnectionPool(dsn, min_size=1, max_size=2, open=True) as pool:
+        assert pgctx.append(pool, "p", "user", {}) == 1
+        assert pgctx.append_many(pool, "p", [{"kind": "user", "payload": {}}]) == [2]
+        assert pgctx.verify(pool, "p").ok
+
+
+def test_verify_unknown_conversation(conn):
+    with pytest.raises(errors.ConversationNotFound):
+        pgctx.verify(conn, "nope")
+
+
+@pytest.mark.parametrize("kwargs", [{"from_seq": -1}, {"from_seq": 5}, {"anchor_seq": 0, "anchor_hash": "00"}])
+def test_verify_rejects_bad_ranges(conn, kwargs):
+    pgctx.append(conn, "r", "user", {})
+    with pytest.raises(errors.InvalidVerifyRange):
+        pgctx.verify(conn, "r", **kwargs)
