@@ -27,8 +27,14 @@ def _connectable():
     dsn = config.attributes.get("dsn") or os.environ.get("PGCTX_DSN")
     if not dsn:
         raise SystemExit("pgctx migrations need a database: set PGCTX_DSN or pass --dsn")
-    # A creator accepts both libpq keyword strings and URIs, exactly as psycopg does.
-    return create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(dsn), poolclass=pool.NullPool)
+    # A creator accepts both libpq keyword strings and URIs, exactly as psycopg does. The client
+    # encoding is pinned so that a non-UTF8 database reaches 000_schema.sql's typed refusal
+    # instead of breaking SQLAlchemy's connection set-up with undecoded bytes.
+    return create_engine(
+        "postgresql+psycopg://",
+        creator=lambda: psycopg.connect(dsn, client_encoding="UTF8"),
+        poolclass=pool.NullPool,
+    )
 
 
 def run_migrations_online() -> None:

@@ -32,38 +32,35 @@ VERSION = 1
 
 def export_bundle(conn: db.Connectable, conversation_id: str, out: IO[str]) -> int:
     """Write ``conversation_id``'s bundle to ``out``; returns the number of events written."""
-    with db.transaction(conn) as c:
-        conv = c.execute(db.CONVERSATION, (conversation_id,)).fetchone()
-        if conv is None:
-            raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
-        _, tenant, genesis, head_seq, head_hash = conv
-        header = {
-            "format": FORMAT,
-            "version": VERSION,
-            "conversation_id": conversation_id,
-            "tenant": tenant,
-            "genesis_hash": genesis,
-            "head_seq": head_seq,
-            "head_hash": head_hash,
-            "exported_at": datetime.now(timezone.utc).isoformat(),
-        }
-        out.write(json.dumps(header, ensure_ascii=False) + "\n")
-        written = 0
-        # A server-side cursor streams long conversations; the head read above bounds the
-        # export to a consistent prefix even if appends continue meanwhile.
-        with c.cursor(name="pgctx_export") as cur:
-            cur.itersize = 1000
-            cur.execute(db.EVENTS_FOR_EXPORT, (conversation_id,))
-            for seq, kind, event_key, prev_hash, hash_, created_at, payload in cur:
-                if seq > head_seq:
-                    break
-                head = json.dumps(
-                    {"seq": seq, "kind": kind, "event_key": event_key, "prev_hash": prev_hash,
-                     "hash": hash_, "created_at": created_at.isoformat()},
-                    ensure_ascii=False,
-                )
-                out.write(head[:-1] + ', "payload": ' + payload + "}\n")
-                written += 1
+    found, written = False, 0
+    with db.transaction(conn) as c, c.cursor(name="pgctx_export") as cur:
+        cur.itersize = 1000  # a server-side cursor streams long conversations in pages
+        cur.execute(db.EXPORT, (conversation_id,))
+        for tenant, genesis, head_seq, head_hash, seq, kind, event_key, prev_hash, hash_, created_at, payload in cur:
+            if not found:
+                found = True
+                header = {
+                    "format": FORMAT,
+                    "version": VERSION,
+                    "conversation_id": conversation_id,
+                    "tenant": tenant,
+                    "genesis_hash": genesis,
+                    "head_seq": head_seq,
+                    "head_hash": head_hash,
+                    "exported_at": datetime.now(timezone.utc).isoformat(),
+                }
+                out.write(json.dumps(header, ensure_ascii=False) + "\n")
+            if seq is None:  # a conversation row with no events (only a tampered log has one)
+                continue
+            head = json.dumps(
+                {"seq": seq, "kind": kind, "event_key": event_key, "prev_hash": prev_hash,
+                 "hash": hash_, "created_at": created_at.isoformat()},
+                ensure_ascii=False,
+            )
+            out.write(head[:-1] + ', "payload": ' + payload + "}\n")
+            written += 1
+    if not found:
+        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
     return written
 
 
@@ -90,6 +87,13 @@ def _parse(line: bytes, number: int) -> dict[str, Any]:
     return value
 
 
+def _field(record: dict[str, Any], name: str, kind: type, number: int) -> Any:
+    value = record.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise BundleError(f"bundle line {number}: {name!r} must be a {kind.__name__}, got {value!r:.60}")
+    return value
+
+
 def verify_bundle(
     source: str | Path | Iterable[bytes],
     *,
@@ -104,36 +108,41 @@ def verify_bundle(
         raise BundleError("bundle is empty") from None
     if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise BundleError(f"not a {FORMAT} v{VERSION} file")
-    conversation_id = header["conversation_id"]
+    conversation_id = _field(header, "conversation_id", str, 1)
+    head_seq = _field(header, "head_seq", int, 1)
+    head_hash = _field(header, "head_hash", str, 1)
 
     def report(ok: bool, checked: int, bad: int | None, reason: str, anchored: bool = False) -> ChainReport:
-        return ChainReport(conversation_id, ok, checked, bad, reason, header["head_seq"], header["head_hash"], anchored)
+        return ChainReport(conversation_id, ok, checked, bad, reason, head_seq, head_hash, anchored)
 
     prior_seq, prior_hash = 0, genesis_hash(conversation_id)
     hashes: dict[int, bytes] = {}
     checked = 0
     for number, line in enumerate(lines, start=2):
         event = _parse(line, number)
-        seq = event["seq"]
+        seq = _field(event, "seq", int, number)
+        kind = _field(event, "kind", str, number)
+        payload = _field(event, "payload", dict, number)
         checked += 1
         try:
-            stored_prev, stored = bytes.fromhex(event["prev_hash"]), bytes.fromhex(event["hash"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BundleError(f"bundle line {number}: bad or missing hash") from exc
+            stored_prev = bytes.fromhex(_field(event, "prev_hash", str, number))
+            stored = bytes.fromhex(_field(event, "hash", str, number))
+        except ValueError as exc:
+            raise BundleError(f"bundle line {number}: a hash is not hex") from exc
         if seq != prior_seq + 1:
             return report(False, checked, prior_seq + 1, f"event seq {prior_seq + 1} is missing (next present is {seq})")
         if stored_prev != prior_hash:
             return report(False, checked, seq, f"prev_hash of seq {seq} is not the hash of seq {seq - 1}")
-        computed = event_hash(conversation_id, seq, event["kind"], stored_prev, canonical_json(event["payload"]))
+        computed = event_hash(conversation_id, seq, kind, stored_prev, canonical_json(payload))
         if computed != stored:
             return report(False, checked, seq, f"hash of seq {seq} does not match its content, kind, position or conversation")
         prior_seq, prior_hash = seq, stored
         if anchor_seq == seq:
             hashes[seq] = stored
 
-    if header["head_seq"] != prior_seq or header["head_hash"] != prior_hash.hex():
-        return report(False, checked, min(header["head_seq"], prior_seq) + 1,
-                      f"header records head seq {header['head_seq']} but the events end at seq {prior_seq}")
+    if head_seq != prior_seq or head_hash != prior_hash.hex():
+        return report(False, checked, min(head_seq, prior_seq) + 1,
+                      f"header records head seq {head_seq} but the events end at seq {prior_seq}")
     if anchor_seq is not None:
         if anchor_seq > prior_seq:
             return report(False, checked, prior_seq + 1,

@@ -25,13 +25,13 @@ VERIFY_CHAIN = (
     " FROM pgctx.verify_chain(%s, from_seq => %s, from_hash => %s, anchor_seq => %s, anchor_hash => %s)"
 )
 CHAIN_HEADS = "SELECT conversation_id, head_seq, head_hash FROM pgctx.chain_heads ORDER BY conversation_id"
-CONVERSATION = (
-    "SELECT conversation_id, tenant::text, encode(genesis_hash, 'hex'), head_seq, encode(head_hash, 'hex')"
-    " FROM pgctx.conversations WHERE conversation_id = %s"
-)
-EVENTS_FOR_EXPORT = (
-    "SELECT seq, kind, event_key, encode(prev_hash, 'hex'), encode(hash, 'hex'), created_at, payload::text"
-    " FROM pgctx.events WHERE conversation_id = %s ORDER BY seq"
+# One statement, so the header (conversation row) and the events come from one snapshot: a head
+# row out of step with the log is then visible in the bundle, not an artefact of two reads.
+EXPORT = (
+    "SELECT c.tenant::text, encode(c.genesis_hash, 'hex'), c.head_seq, encode(c.head_hash, 'hex'),"
+    " e.seq, e.kind, e.event_key, encode(e.prev_hash, 'hex'), encode(e.hash, 'hex'), e.created_at, e.payload::text"
+    " FROM pgctx.conversations c LEFT JOIN pgctx.events e ON e.conversation_id = c.conversation_id"
+    " WHERE c.conversation_id = %s ORDER BY e.seq"
 )
 
 

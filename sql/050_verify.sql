@@ -3,7 +3,7 @@
 -- Invariants enforced here:
 --   * verify_chain recomputes every hash of a conversation in one ordered scan (a window over
 --     the primary key, no recursive walk) and reports the first bad seq with its reason: a
---     missing seq, a prev_hash that is not the previous event's hash, a hash that does not match
+--     genesis that is not the one of the conversation id, a missing seq, a prev_hash that is not the previous event's hash, a hash that does not match
 --     the event's content and position, or a head row that disagrees with the last event.
 --   * It can resume from a previously verified point (from_seq, and optionally the hash that
 --     was verified there) instead of rehashing the whole history.
@@ -47,6 +47,11 @@ BEGIN
     head_hash := conv.head_hash;
     anchored := false;
 
+    IF conv.genesis_hash <> pgctx.genesis_hash(conv.conversation_id) THEN
+        ok := false; checked := 0; first_bad_seq := 1;
+        reason := 'the conversation row''s genesis hash is not the genesis of its id';
+        RETURN;
+    END IF;
     IF from_seq IS NULL OR from_seq < 0 OR (anchor_seq IS NOT NULL AND anchor_seq < 1) THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC015',

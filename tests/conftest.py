@@ -83,23 +83,13 @@ def roles(server_dsn, template_db):
             conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
 
 
-@pytest.fixture(scope="session")
-def template_db(server_dsn):
-    """A database with the schema installed by the alembic migrations."""
-    name = f"pgctx_tpl_{RUN}"
-    with admin(server_dsn) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} ENCODING 'UTF8' TEMPLATE template0").format(sql.Identifier(name)))
-    pgctx.migrate(make_conninfo(server_dsn, dbname=name))
-    yield name
-    with admin(server_dsn) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-def new_database(server_dsn: str, template: str = "template0") -> str:
+def new_database(server_dsn: str, template: str = "template0", encoding: str = "UTF8") -> str:
     name = f"pgctx_t{RUN}_{next(_counter)}"
     with admin(server_dsn) as conn:
         conn.execute(
-            sql.SQL("CREATE DATABASE {} ENCODING 'UTF8' TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
+            sql.SQL("CREATE DATABASE {} ENCODING {} LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE {}").format(
+                sql.Identifier(name), sql.Literal(encoding), sql.Identifier(template)
+            )
         )
     return name
 
@@ -107,6 +97,15 @@ def new_database(server_dsn: str, template: str = "template0") -> str:
 def drop_database(server_dsn: str, name: str) -> None:
     with admin(server_dsn) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def template_db(server_dsn):
+    """A database with the schema installed by the alembic migrations."""
+    name = new_database(server_dsn)
+    pgctx.migrate(make_conninfo(server_dsn, dbname=name))
+    yield name
+    drop_database(server_dsn, name)
 
 
 @pytest.fixture

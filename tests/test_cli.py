@@ -1,0 +1,101 @@
+"""The `pgctx` command line, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+import pgctx
+
+
+def pgctx_cli(*args: str, input_: str | None = None, env_dsn: str | None = None) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin"}
+    if env_dsn:
+        env["PGCTX_DSN"] = env_dsn
+    return subprocess.run(
+        [sys.executable, "-m", "pgctx.cli", *args], capture_output=True, text=True, input=input_, env=env, timeout=120
+    )
+
+
+@pytest.fixture
+def story(conn):
+    pgctx.append_many(conn, "order-10086", [{"kind": "user", "payload": {"text": "把订单 10086 改成明天送达", "i": i}} for i in range(5)])
+    pgctx.append(conn, "other", "user", {"text": "hello"})
+    return conn
+
+
+def test_demo_tells_the_story_on_a_throwaway_server():
+    done = pgctx_cli("demo")
+    assert done.returncode == 0, done.stderr
+    assert "consistent, unanchored" in done.stdout
+    assert "consistent, anchored at seq 6" in done.stdout
+    assert "seq 5 returned, nothing written" in done.stdout
+
+
+def test_demo_on_an_existing_database(dsn):
+    done = pgctx_cli("demo", "--dsn", dsn)
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 6
+
+
+def test_verify_status_digest_export_round_trip(story, dsn, tmp_path):
+    assert pgctx_cli("migrate", env_dsn=dsn).returncode == 0
+    status = pgctx_cli("status", "--dsn", dsn)
+    assert "order-10086" in status.stdout and "2 conversation(s)" in status.stdout
+
+    verified = pgctx_cli("verify", env_dsn=dsn)
+    assert verified.returncode == 0 and "2 consistent, 0 failed" in verified.stdout
+
+    digest = pgctx_cli("digest", "--dsn", dsn)
+    (tmp_path / "digest.json").write_text(digest.stdout)
+    heads = {c["conversation_id"]: c["head_seq"] for c in json.loads(digest.stdout)["conversations"]}
+    assert heads == {"order-10086": 5, "other": 1}
+
+    bundle = pgctx_cli("export", "--dsn", dsn, "--conversation", "order-10086")
+    (tmp_path / "bundle.jsonl").write_text(bundle.stdout, encoding="utf-8")
+    offline = pgctx_cli("verify-bundle", str(tmp_path / "bundle.jsonl"), "--against", str(tmp_path / "digest.json"))
+    assert offline.returncode == 0 and "consistent, anchored at seq 5" in offline.stdout
+
+    anchored = pgctx_cli("verify", "--dsn", dsn, "--against", str(tmp_path / "digest.json"))
+    assert anchored.returncode == 0 and "anchored at seq 5" in anchored.stdout
+
+    # a superuser rewrites a payload and recomputes every hash: only the digest notices
+    story.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+    story.execute("ALTER TABLE pgctx.conversations DISABLE TRIGGER USER")
+    story.execute(
+        "UPDATE pgctx.events SET payload = '{\"text\": \"rewritten\"}' WHERE conversation_id = 'order-10086' AND seq = 5"
+    )
+    story.execute(
+        "UPDATE pgctx.events SET hash = pgctx.event_hash(conversation_id, seq, kind, prev_hash, payload::text)"
+        " WHERE conversation_id = 'order-10086' AND seq = 5"
+    )
+    story.execute(
+        "UPDATE pgctx.conversations c SET head_hash = e.hash FROM pgctx.events e"
+        " WHERE e.conversation_id = c.conversation_id AND e.seq = c.head_seq AND c.conversation_id = 'order-10086'"
+    )
+    assert pgctx_cli("verify", "--dsn", dsn).returncode == 0  # consistent, unanchored
+    rewritten = pgctx_cli("verify", "--dsn", dsn, "--against", str(tmp_path / "digest.json"))
+    assert rewritten.returncode == 1
+    assert "history rewritten" in rewritten.stdout and "1 failed" in rewritten.stdout
+
+
+def test_verify_bundle_reports_a_tampered_file(story, dsn, tmp_path):
+    bundle = pgctx_cli("export", "--dsn", dsn, "--conversation", "order-10086").stdout
+    lines = bundle.splitlines(keepends=True)
+    lines[3] = lines[3].replace('"i": 2', '"i": 7')
+    (tmp_path / "b.jsonl").write_text("".join(lines), encoding="utf-8")
+    done = pgctx_cli("verify-bundle", str(tmp_path / "b.jsonl"))
+    assert done.returncode == 1 and "first bad seq 3" in done.stdout
+
+
+def test_errors_exit_2_with_the_code(dsn):
+    done = pgctx_cli("export", "--dsn", dsn, "--conversation", "missing")
+    assert done.returncode == 2 and "PC014" in done.stderr
+    unreachable = pgctx_cli("status", "--dsn", "host=127.0.0.1 port=1 connect_timeout=2")
+    assert unreachable.returncode == 2 and "cannot reach the database" in unreachable.stderr
+    assert pgctx_cli("status").returncode != 0  # no DSN anywhere

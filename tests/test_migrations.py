@@ -1,0 +1,139 @@
+"""Migrations: alembic builds exactly the schema in sql/, safely twice and concurrently."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg.conninfo import make_conninfo
+
+import pgctx
+from pgctx import errors
+from pgctx.schema import apply_sql_files, sql_files
+from tests.conftest import drop_database, new_database
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Everything a database's pgctx schema consists of, as comparable rows.
+CATALOG = {
+    "columns": """
+        SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+               pg_get_expr(d.adbin, d.adrelid)
+          FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+          LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+         WHERE c.relnamespace = 'pgctx'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+           AND c.relname NOT LIKE 'alembic_version%' ORDER BY 1, 2""",
+    "relations": """
+        SELECT relname, relkind, relrowsecurity, relforcerowsecurity, relacl::text[], pg_get_userbyid(relowner)
+          FROM pg_class WHERE relnamespace = 'pgctx'::regnamespace AND relname NOT LIKE 'alembic_version%'
+         ORDER BY 1""",
+    "views": "SELECT viewname, definition FROM pg_views WHERE schemaname = 'pgctx' ORDER BY 1",
+    "constraints": """
+        SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint
+         WHERE connamespace = 'pgctx'::regnamespace AND conrelid::regclass::text NOT LIKE '%alembic_version%'
+         ORDER BY 1, 2""",
+    "indexes": "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'pgctx' AND tablename <> 'alembic_version' ORDER BY 1",
+    "triggers": """
+        SELECT tgrelid::regclass::text, tgname, tgenabled, pg_get_triggerdef(oid) FROM pg_trigger
+         WHERE NOT tgisinternal AND tgrelid IN (SELECT oid FROM pg_class WHERE relnamespace = 'pgctx'::regnamespace)
+         ORDER BY 1, 2""",
+    "functions": """
+        SELECT oid::regprocedure::text, pg_get_functiondef(oid), proacl::text[], prosecdef, proconfig,
+               pg_get_userbyid(proowner)
+          FROM pg_proc WHERE pronamespace = 'pgctx'::regnamespace ORDER BY 1""",
+    "policies": "SELECT tablename, policyname, cmd, roles, qual, with_check FROM pg_policies WHERE schemaname = 'pgctx' ORDER BY 1, 2",
+    "schema": "SELECT nspacl::text[], pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'pgctx'",
+    "default privileges": "SELECT defaclobjtype, defaclacl::text[] FROM pg_default_acl WHERE defaclnamespace = 'pgctx'::regnamespace",
+    "comments": """
+        SELECT classoid::regclass::text, obj_description(objoid, classoid::regclass::name) FROM pg_description
+         WHERE objoid IN (SELECT oid FROM pg_proc WHERE pronamespace = 'pgctx'::regnamespace
+                          UNION SELECT oid FROM pg_class WHERE relnamespace = 'pgctx'::regnamespace)
+         ORDER BY 1, 2""",
+    "event kinds": "SELECT * FROM pgctx.event_kinds ORDER BY 1",
+    "error codes": "SELECT * FROM pgctx.error_codes ORDER BY 1",
+}
+
+
+def catalog(dsn: str) -> dict[str, list]:
+    with psycopg.connect(dsn) as conn:
+        return {name: conn.execute(query).fetchall() for name, query in CATALOG.items()}
+
+
+@pytest.fixture
+def empty_dsn(server_dsn):
+    name = new_database(server_dsn)
+    yield make_conninfo(server_dsn, dbname=name)
+    drop_database(server_dsn, name)
+
+
+def test_alembic_builds_exactly_the_schema_of_the_sql_files(dsn, empty_dsn):
+    with psycopg.connect(empty_dsn) as conn:
+        apply_sql_files(conn, [f.name for f in sql_files()])
+    from_files, from_alembic = catalog(empty_dsn), catalog(dsn)
+    for name in CATALOG:
+        assert from_alembic[name] == from_files[name], name
+    assert len(from_alembic["functions"]) > 10 and len(from_alembic["triggers"]) >= 6
+
+
+def test_every_sql_file_belongs_to_a_migration():
+    applied = set()
+    for revision in (ROOT / "migrations" / "versions").glob("*.py"):
+        applied |= set(re.findall(r'"(\d{3}_[a-z_]+\.sql)"', revision.read_text()))
+    assert applied == {f.name for f in sql_files()}
+
+
+def test_migrating_twice_changes_nothing(dsn):
+    before = catalog(dsn)
+    pgctx.migrate(dsn)
+    assert catalog(dsn) == before
+
+
+def test_concurrent_migrations_serialize(empty_dsn, dsn):
+    script = "import sys, pgctx; pgctx.migrate(sys.argv[1])"
+    procs = [subprocess.Popen([sys.executable, "-c", script, empty_dsn], stderr=subprocess.PIPE) for _ in range(3)]
+    results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in procs]
+    assert [code for code, _ in results] == [0, 0, 0], results
+    assert catalog(empty_dsn) == catalog(dsn)
+    with psycopg.connect(empty_dsn) as conn:
+        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchall() == [("0001",)]
+
+
+def test_alembic_command_line_with_pgctx_dsn(empty_dsn, dsn):
+    done = subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT, env={"PGCTX_DSN": empty_dsn, "PATH": "/usr/bin:/bin"}, capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert catalog(empty_dsn) == catalog(dsn)
+
+
+def test_migrate_on_a_callers_connection_leaves_it_usable(empty_dsn, dsn):
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        pgctx.migrate(conn)
+        assert conn.autocommit is True and not conn.closed
+        assert pgctx.append(conn, "after-migrate", "user", {}) == 1
+    assert catalog(empty_dsn)["functions"] == catalog(dsn)["functions"]
+
+
+def test_a_non_utf8_database_is_refused(server_dsn):
+    name = new_database(server_dsn, encoding="SQL_ASCII")
+    try:
+        with pytest.raises(errors.UnsupportedEncoding):
+            pgctx.migrate(make_conninfo(server_dsn, dbname=name))
+        with psycopg.connect(make_conninfo(server_dsn, dbname=name)) as conn:
+            assert conn.execute("SELECT to_regnamespace('pgctx')").fetchone()[0] is None
+    finally:
+        drop_database(server_dsn, name)
+
+
+def test_error_codes_are_one_table_one_mapping(conn):
+    table = dict(conn.execute("SELECT sqlstate, name FROM pgctx.error_codes").fetchall())
+    assert {code: cls.__name__ for code, cls in errors.BY_SQLSTATE.items()} == table
+    raised = set()
+    for path in sql_files():
+        raised |= set(re.findall(r"ERRCODE = '(PC\w+)'", path.read_text()))
+    assert raised == set(table), "every listed code is raised somewhere and every raised code is listed"
