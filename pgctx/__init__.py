@@ -8,14 +8,34 @@ from pgctx.canonical import canonical_json
 from pgctx.digest import take_digest, verify_against_digest
 from pgctx.errors import PgctxError
 from pgctx.eventlog import ChainReport, append, append_many, verify
+from pgctx.folds import (
+    CommittedFold,
+    commit_fold,
+    committed_fold,
+    discard_fold,
+    fold_violations,
+    must_keep,
+    prepare_fold,
+    recover,
+)
 from pgctx.schema import migrate
+from pgctx.summary import Summary
 
 __all__ = [
     "ChainReport",
+    "CommittedFold",
     "PgctxError",
+    "Summary",
     "append",
     "append_many",
     "canonical_json",
+    "commit_fold",
+    "committed_fold",
+    "discard_fold",
+    "fold_violations",
+    "must_keep",
+    "prepare_fold",
+    "recover",
     "export_bundle",
     "migrate",
     "take_digest",

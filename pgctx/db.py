@@ -25,6 +25,21 @@ VERIFY_CHAIN = (
     " FROM pgctx.verify_chain(%s, from_seq => %s, from_hash => %s, anchor_seq => %s, anchor_hash => %s)"
 )
 CHAIN_HEADS = "SELECT conversation_id, head_seq, head_hash FROM pgctx.chain_heads ORDER BY conversation_id"
+PREPARE_FOLD = (
+    "SELECT pgctx.prepare_fold(%s, expected_version => %s, expected_cursor => %s, new_cursor => %s,"
+    " summary => %s, schema_version => %s, summarizer => %s)"
+)
+COMMIT_FOLD = "SELECT pgctx.commit_fold(%s, %s)"
+DISCARD_FOLD = "SELECT pgctx.discard_fold(%s, %s, %s)"
+RECOVER = "SELECT pgctx.recover(%s)"
+MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s)"
+FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s)"
+COMMITTED_FOLD = (
+    "SELECT h.version, h.cursor, k.summary FROM pgctx.fold_heads h"
+    " LEFT JOIN pgctx.checkpoints k ON k.conversation_id = h.conversation_id AND k.version = h.version"
+    " WHERE h.conversation_id = %s"
+)
+
 # One statement, so the header (conversation row) and the events come from one snapshot: a head
 # row out of step with the log is then visible in the bundle, not an artefact of two reads.
 EXPORT = (

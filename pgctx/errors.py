@@ -84,6 +84,70 @@ class InvalidVerifyRange(PgctxError):
     sqlstate = "PC015"
 
 
+class FoldConflict(PgctxError):
+    sqlstate = "PC100"
+
+
+class FoldNotContinuous(PgctxError):
+    sqlstate = "PC101"
+
+
+class FoldBeyondHead(PgctxError):
+    sqlstate = "PC102"
+
+
+class FoldSplitsUnit(PgctxError):
+    sqlstate = "PC103"
+
+
+class SummarySchemaViolation(PgctxError):
+    sqlstate = "PC104"
+
+
+class UnknownSchemaVersion(PgctxError):
+    sqlstate = "PC105"
+
+
+class SourceCoverage(PgctxError):
+    sqlstate = "PC106"
+
+
+class ToolStateContradiction(PgctxError):
+    sqlstate = "PC107"
+
+
+class MustKeepMissing(PgctxError):
+    sqlstate = "PC108"
+
+
+class UnsupportedOverride(PgctxError):
+    sqlstate = "PC109"
+
+
+class ChainBroken(PgctxError):
+    sqlstate = "PC110"
+
+
+class FoldNotFound(PgctxError):
+    sqlstate = "PC111"
+
+
+class IllegalPhaseTransition(PgctxError):
+    sqlstate = "PC112"
+
+
+class CheckpointRetention(PgctxError):
+    sqlstate = "PC113"
+
+
+class InvalidSummarySchema(PgctxError):
+    sqlstate = "PC114"
+
+
+class InvalidRetention(PgctxError):
+    sqlstate = "PC115"
+
+
 class BundleError(PgctxError):
     """An audit bundle or digest file is malformed (raised by the offline tools, no SQLSTATE)."""
 

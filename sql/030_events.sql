@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS pgctx.events (
     tenant           regrole,
     prev_hash        bytea NOT NULL,
     hash             bytea NOT NULL,
+    tokens           integer CHECK (tokens >= 0),
     created_at       timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (conversation_id, seq),
     UNIQUE (conversation_id, event_key)

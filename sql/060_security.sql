@@ -20,7 +20,7 @@ GRANT USAGE ON SCHEMA pgctx TO pgctx_app, pgctx_auditor;
 GRANT SELECT ON pgctx.events, pgctx.conversations, pgctx.event_kinds, pgctx.tenants,
                 pgctx.error_codes, pgctx.chain_heads
     TO pgctx_app, pgctx_auditor;
-GRANT INSERT (conversation_id, kind, payload, event_key, tenant) ON pgctx.events TO pgctx_app;
+GRANT INSERT (conversation_id, kind, payload, event_key, tenant, tokens) ON pgctx.events TO pgctx_app;
 
 GRANT EXECUTE ON FUNCTION
     pgctx.append_event(text, text, jsonb, text, regrole),

@@ -1,0 +1,89 @@
+"""Folds as stored procedures: thin calls of sql/100_fold.sql and sql/110_recover.sql.
+
+Every rule (continuity, atomic units, schema, sources, tool consistency, must-keep items,
+compare-and-swap) is enforced in SQL; these functions pass values and map errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from pgctx import db
+from pgctx.canonical import canonical_json
+from pgctx.summary import SCHEMA_VERSION, Summary, dump
+
+
+@dataclass(frozen=True)
+class CommittedFold:
+    """A conversation's committed fold; version 0 and cursor 0 with no summary before the first."""
+
+    version: int
+    cursor: int
+    summary: dict[str, Any] | None
+
+
+def committed_fold(conn: db.Connectable, conversation_id: str) -> CommittedFold:
+    with db.transaction(conn) as c:
+        row = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
+    return CommittedFold(*row) if row else CommittedFold(0, 0, None)
+
+
+def prepare_fold(
+    conn: db.Connectable,
+    conversation_id: str,
+    *,
+    expected_version: int,
+    expected_cursor: int,
+    new_cursor: int,
+    summary: Summary | dict[str, Any],
+    schema_version: int = SCHEMA_VERSION,
+    summarizer: str | None = None,
+) -> int:
+    """Validate and store a candidate summary PREPARED; returns its version."""
+    params = (conversation_id, expected_version, expected_cursor, new_cursor,
+              Jsonb(dump(summary), dumps=canonical_json), schema_version, summarizer)
+    with db.transaction(conn) as c:
+        return c.execute(db.PREPARE_FOLD, params).fetchone()[0]
+
+
+def commit_fold(conn: db.Connectable, conversation_id: str, version: int) -> int:
+    """Compare-and-swap commit of a PREPARED fold; returns the new cursor (FoldConflict if it lost)."""
+    with db.transaction(conn) as c:
+        return c.execute(db.COMMIT_FOLD, (conversation_id, version)).fetchone()[0]
+
+
+def discard_fold(conn: db.Connectable, conversation_id: str, version: int, reason: str) -> None:
+    with db.transaction(conn) as c:
+        c.execute(db.DISCARD_FOLD, (conversation_id, version, reason))
+
+
+def recover(conn: db.Connectable, conversation_id: str) -> dict[str, Any]:
+    """pgctx.recover: deterministic, idempotent; returns its report (``changed`` False on a rerun)."""
+    with db.transaction(conn) as c:
+        return c.execute(db.RECOVER, (conversation_id,)).fetchone()[0]
+
+
+def must_keep(conn: db.Connectable, conversation_id: str, from_seq: int, to_seq: int) -> dict[str, Any]:
+    """What a summary of events from_seq+1..to_seq must keep (derived in SQL)."""
+    with db.transaction(conn) as c:
+        return c.execute(db.MUST_KEEP, (conversation_id, from_seq, to_seq)).fetchone()[0]
+
+
+def fold_violations(
+    conn: db.Connectable,
+    conversation_id: str,
+    *,
+    base_version: int,
+    base_cursor: int,
+    new_cursor: int,
+    summary: Summary | dict[str, Any],
+    schema_version: int = SCHEMA_VERSION,
+) -> list[tuple[str, str]]:
+    """Every (sqlstate, message) prepare_fold would refuse this candidate for; empty if none."""
+    params = (conversation_id, base_version, base_cursor, new_cursor, Jsonb(dump(summary), dumps=canonical_json),
+              schema_version)
+    with db.transaction(conn) as c:
+        return [tuple(r) for r in c.execute(db.FOLD_VIOLATIONS, params).fetchall()]

@@ -1,0 +1,169 @@
+-- 080: tool calls, their derived status, and what a fold must keep.
+--
+-- Event conventions (payload fields pgctx reads; anything else is carried along untouched):
+--   tool_call    {tool, call_id, arguments, idempotency_key, effect: read|write|irreversible}
+--   tool_result  {call_id, outcome: succeeded|failed|cancelled|timeout, request_id, error}
+--   status_query {call_id, outcome: succeeded|failed|not_performed|unknown, request_id, error}
+--                (the tool service's answer about an unknown call, asked by idempotency key)
+--   approval     {approval_id, status: requested|granted|denied, scopes_event: seq of the goal}
+--   recovery     {}  (the agent restarted; calls still without a result become unknown)
+--
+-- Invariants enforced here:
+--   * A call's status is derived, never guessed: the latest answer decides (succeeded, failed,
+--     cancelled); a timeout, an unknown answer, or a call left without a result across a
+--     recovery is `unknown`, never `failed`; a call without an answer is `running`. A status
+--     query saying the service did not act (`not_performed`) makes the call `failed`, the only
+--     state in which a retry is safe.
+--   * A call's effect comes from its payload, else the tool registry, else `write` (an
+--     undeclared tool is assumed to change something).
+--   * What a summary covering events from_seq+1..to_seq must keep (article 七.2) is derived
+--     here from those events: identifiers the tools used, the status (and request id, failure
+--     reason) of every call touched by the range, approvals still unanswered, and the omitted
+--     range. Cost grows with the range, not with the history (indexes below).
+
+CREATE TABLE IF NOT EXISTS pgctx.tools (
+    tool             text PRIMARY KEY,
+    effect           text NOT NULL CHECK (effect IN ('read', 'write', 'irreversible')),
+    identifier_args  text[] NOT NULL DEFAULT '{}',
+    description      text,
+    declared_at      timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE pgctx.tools IS
+    'Tool registry: effect class and which arguments are identifiers a summary must keep. Undeclared tools count as writes whose *_id/id arguments are identifiers.';
+
+CREATE OR REPLACE FUNCTION pgctx.declare_tool(tool text, effect text, identifier_args text[] DEFAULT '{}',
+                                              description text DEFAULT NULL) RETURNS text
+LANGUAGE sql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+    INSERT INTO pgctx.tools AS t (tool, effect, identifier_args, description)
+    VALUES (tool, effect, identifier_args, description)
+    ON CONFLICT (tool) DO UPDATE
+       SET effect = excluded.effect, identifier_args = excluded.identifier_args,
+           description = excluded.description, declared_at = now();
+    SELECT tool;
+$$;
+
+-- Calls and their answers are found by call id, recoveries by seq, without scanning history.
+CREATE INDEX IF NOT EXISTS events_call_id ON pgctx.events (conversation_id, (payload->>'call_id'), seq)
+    WHERE kind IN ('tool_call', 'tool_result', 'status_query');
+CREATE INDEX IF NOT EXISTS events_recovery ON pgctx.events (conversation_id, seq) WHERE kind = 'recovery';
+CREATE INDEX IF NOT EXISTS events_approval ON pgctx.events (conversation_id, (payload->>'approval_id'), seq)
+    WHERE kind = 'approval';
+
+-- Every call made in from_seq+1..upto, or answered there, with its status as of upto.
+CREATE OR REPLACE FUNCTION pgctx.tool_calls(conversation_id text, from_seq bigint DEFAULT 0, upto bigint DEFAULT NULL)
+RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_seq bigint,
+               result_seq bigint, answer_seq bigint, outcome text, request_id text, error text,
+               status text, identifiers text[])
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pgctx AS $$
+    WITH bounds AS (
+        SELECT coalesce(upto, (SELECT c.head_seq FROM pgctx.conversations c
+                                WHERE c.conversation_id = tool_calls.conversation_id)) AS upto
+    ), touched AS (
+        SELECT e.payload->>'call_id' AS call_id
+          FROM pgctx.events e, bounds b
+         WHERE e.conversation_id = tool_calls.conversation_id
+           AND e.seq > from_seq AND e.seq <= b.upto
+           AND e.kind IN ('tool_call', 'tool_result', 'status_query')
+    ), calls AS (
+        SELECT DISTINCT ON (e.payload->>'call_id') e.seq, e.payload
+          FROM pgctx.events e, bounds b
+         WHERE e.conversation_id = tool_calls.conversation_id
+           AND e.kind = 'tool_call' AND e.seq <= b.upto
+           AND (e.payload->>'call_id') IN (SELECT t.call_id FROM touched t)
+         ORDER BY e.payload->>'call_id', e.seq
+    )
+    SELECT c.payload->>'call_id',
+           c.payload->>'tool',
+           coalesce(c.payload->>'effect', reg.effect, 'write'),
+           c.payload->>'idempotency_key',
+           c.seq,
+           res.seq,
+           ans.seq,
+           ans.payload->>'outcome',
+           ans.payload->>'request_id',
+           ans.payload->>'error',
+           CASE
+               WHEN ans.kind = 'tool_result' THEN
+                   CASE ans.payload->>'outcome' WHEN 'succeeded' THEN 'succeeded' WHEN 'failed' THEN 'failed'
+                                                WHEN 'cancelled' THEN 'cancelled' ELSE 'unknown' END
+               WHEN ans.kind = 'status_query' THEN
+                   CASE ans.payload->>'outcome' WHEN 'succeeded' THEN 'succeeded' WHEN 'failed' THEN 'failed'
+                                                WHEN 'not_performed' THEN 'failed' ELSE 'unknown' END
+               WHEN EXISTS (SELECT 1 FROM pgctx.events r, bounds b
+                             WHERE r.conversation_id = tool_calls.conversation_id AND r.kind = 'recovery'
+                               AND r.seq > c.seq AND r.seq <= b.upto) THEN 'unknown'
+               ELSE 'running'
+           END,
+           ARRAY(SELECT a.value #>> '{}'
+                   FROM jsonb_each(CASE jsonb_typeof(c.payload->'arguments') WHEN 'object'
+                                        THEN c.payload->'arguments' ELSE '{}' END) AS a(key, value)
+                  WHERE jsonb_typeof(a.value) IN ('string', 'number')
+                    AND CASE WHEN cardinality(reg.identifier_args) > 0 THEN a.key = ANY (reg.identifier_args)
+                             ELSE a.key = 'id' OR a.key LIKE '%\_id' END
+                  ORDER BY a.key)
+      FROM calls c
+      CROSS JOIN bounds b
+      LEFT JOIN pgctx.tools reg ON reg.tool = c.payload->>'tool'
+      LEFT JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM pgctx.events a
+                          WHERE a.conversation_id = tool_calls.conversation_id
+                            AND a.kind IN ('tool_result', 'status_query')
+                            AND a.payload->>'call_id' = c.payload->>'call_id'
+                            AND a.seq > c.seq AND a.seq <= b.upto
+                          ORDER BY a.seq DESC LIMIT 1) ans ON true
+      LEFT JOIN LATERAL (SELECT min(a.seq) AS seq FROM pgctx.events a
+                          WHERE a.conversation_id = tool_calls.conversation_id
+                            AND a.kind = 'tool_result'
+                            AND a.payload->>'call_id' = c.payload->>'call_id'
+                            AND a.seq > c.seq) res ON true
+     ORDER BY c.seq
+$$;
+
+COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint) IS
+    'Tool calls made or answered in from_seq+1..upto with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks).';
+
+-- Approvals requested in from_seq+1..to_seq and not answered by to_seq.
+CREATE OR REPLACE FUNCTION pgctx.open_approvals(conversation_id text, from_seq bigint, to_seq bigint)
+RETURNS TABLE (approval_id text, seq bigint)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pgctx AS $$
+    SELECT r.payload->>'approval_id', r.seq
+      FROM pgctx.events r
+     WHERE r.conversation_id = open_approvals.conversation_id AND r.kind = 'approval'
+       AND r.seq > from_seq AND r.seq <= to_seq AND r.payload->>'status' = 'requested'
+       AND NOT EXISTS (SELECT 1 FROM pgctx.events a
+                        WHERE a.conversation_id = open_approvals.conversation_id AND a.kind = 'approval'
+                          AND a.payload->>'approval_id' = r.payload->>'approval_id'
+                          AND a.seq > r.seq AND a.seq <= to_seq
+                          AND a.payload->>'status' IN ('granted', 'denied'))
+     ORDER BY r.seq
+$$;
+
+-- What any summary covering from_seq+1..to_seq must keep, as one JSON document (also what the
+-- Python layer hands the summarizer model).
+CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint) RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pgctx AS $$
+    SELECT jsonb_build_object(
+        'omitted_event_range', jsonb_build_object('from', 1, 'to', to_seq),
+        'last_event_id', to_seq,
+        'tool_calls', coalesce((
+            SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
+                       'tool', t.tool, 'status', t.status, 'effect', t.effect,
+                       'idempotency_key', t.idempotency_key, 'request_id', t.request_id, 'error', t.error,
+                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq)))
+              FROM pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq) t), '{}'),
+        'identifiers', coalesce((
+            SELECT jsonb_agg(DISTINCT i)
+              FROM pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq) t, unnest(t.identifiers) i
+             WHERE t.call_seq > from_seq), '[]'),
+        'open_approvals', coalesce((
+            SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
+              FROM pgctx.open_approvals(must_keep.conversation_id, from_seq, to_seq) a), '[]')
+    )
+$$;
+
+COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint) IS
+    'What a summary covering from_seq+1..to_seq must keep (article 七.2): tool call states, identifiers, open approvals, omitted range.';

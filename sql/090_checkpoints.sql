@@ -1,0 +1,210 @@
+-- 090: checkpoints (folds), their phases, and each conversation's committed fold.
+--
+-- Invariants enforced here (by triggers, so they hold for psql as well as for the functions):
+--   * A checkpoint is inserted PREPARED and moves PREPARED -> COMMITTED or PREPARED -> DISCARDED,
+--     nothing else (PC112). Only the phase, decided_at and discard_reason change on that move; a
+--     COMMITTED or DISCARDED row never changes again.
+--   * A checkpoint covers base_cursor+1 .. cursor of the committed fold it was prepared on
+--     (base_version, base_cursor), records the chain hash of the event at its cursor, and its
+--     checksum is SHA-256('pgctx:checkpoint:v1' || canonical({schema_version, cursor,
+--     chain_hash (hex), summary})).
+--   * Moving to COMMITTED is a compare-and-swap: allowed only while the conversation's committed
+--     fold is still (base_version, base_cursor), and it advances pgctx.fold_heads (version,
+--     cursor, checksum) in the same transaction; every other PREPARED candidate of the
+--     conversation becomes DISCARDED ("superseded"), so a lost race can never commit later.
+--   * fold_heads is the CAS row: it moves forward only to a COMMITTED checkpoint, or back only
+--     through recovery's fallback to an older COMMITTED checkpoint, with the reason recorded.
+--     Its row lock serializes prepare and commit per conversation without blocking appends
+--     (appends lock pgctx.conversations, a different row).
+--   * Deleting a checkpoint is retention (pgctx.prune_checkpoints): never a PREPARED one, never
+--     the committed one (PC113).
+
+CREATE TABLE IF NOT EXISTS pgctx.checkpoints (
+    conversation_id  text NOT NULL,
+    version          integer NOT NULL CHECK (version >= 1),
+    phase            text NOT NULL CHECK (phase IN ('PREPARED', 'COMMITTED', 'DISCARDED')),
+    base_version     integer NOT NULL CHECK (base_version >= 0),
+    base_cursor      bigint NOT NULL CHECK (base_cursor >= 0),
+    cursor           bigint NOT NULL,
+    chain_hash       bytea NOT NULL,
+    schema_version   integer NOT NULL,
+    summary          jsonb NOT NULL,
+    checksum         bytea NOT NULL,
+    summarizer       text,
+    tenant           regrole,
+    prepared_at      timestamptz NOT NULL DEFAULT now(),
+    prepared_by      name NOT NULL DEFAULT session_user,
+    decided_at       timestamptz,
+    discard_reason   text,
+    PRIMARY KEY (conversation_id, version),
+    CHECK (cursor > base_cursor),
+    CHECK ((phase = 'PREPARED') = (decided_at IS NULL)),
+    CHECK ((phase = 'DISCARDED') = (discard_reason IS NOT NULL))
+);
+
+COMMENT ON TABLE pgctx.checkpoints IS
+    'Folds: a validated summary of events 1..cursor. PREPARED -> COMMITTED | DISCARDED; committed rows never change.';
+
+CREATE INDEX IF NOT EXISTS checkpoints_prepared ON pgctx.checkpoints (conversation_id) WHERE phase = 'PREPARED';
+
+CREATE TABLE IF NOT EXISTS pgctx.fold_heads (
+    conversation_id  text PRIMARY KEY,
+    version          integer NOT NULL DEFAULT 0,
+    cursor           bigint NOT NULL DEFAULT 0,
+    checksum         bytea,
+    tenant           regrole,
+    committed_at     timestamptz,
+    fallback_reason  text
+);
+
+COMMENT ON TABLE pgctx.fold_heads IS
+    'Each conversation''s committed fold (version, cursor, checksum): the compare-and-swap row. Version 0 / cursor 0 = nothing folded.';
+
+-- Last point of the chain recovery verified, to resume from.
+CREATE TABLE IF NOT EXISTS pgctx.verified_points (
+    conversation_id  text PRIMARY KEY,
+    seq              bigint NOT NULL,
+    hash             bytea NOT NULL,
+    tenant           regrole,
+    verified_at      timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE OR REPLACE FUNCTION pgctx.checkpoint_checksum(schema_version integer, cursor bigint, chain_hash bytea,
+                                                     summary jsonb) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT sha256('\x70676374783a636865636b706f696e743a7631'::bytea      -- 'pgctx:checkpoint:v1'
+                  || textsend(pgctx.canonical_text(jsonb_build_object(
+                         'schema_version', schema_version, 'cursor', cursor,
+                         'chain_hash', encode(chain_hash, 'hex'), 'summary', summary))))
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.checkpoints_guard() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    head pgctx.fold_heads%ROWTYPE;
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.phase <> 'PREPARED' OR NEW.decided_at IS NOT NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC112',
+                MESSAGE = format('a checkpoint is created PREPARED, not %s', NEW.phase);
+        END IF;
+        IF NEW.checksum <> pgctx.checkpoint_checksum(NEW.schema_version, NEW.cursor, NEW.chain_hash, NEW.summary) THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC112',
+                MESSAGE = format('checkpoint %s of %s: checksum does not match its content', NEW.version, NEW.conversation_id);
+        END IF;
+        RETURN NEW;
+    ELSIF TG_OP = 'DELETE' THEN
+        SELECT * INTO head FROM pgctx.fold_heads WHERE conversation_id = OLD.conversation_id;
+        IF OLD.phase = 'PREPARED' OR OLD.version = head.version THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC113',
+                MESSAGE = format('checkpoint %s of %s is %s and cannot be removed',
+                                 OLD.version, OLD.conversation_id,
+                                 CASE WHEN OLD.phase = 'PREPARED' THEN 'PREPARED (discard it first)'
+                                      ELSE 'the committed fold' END);
+        END IF;
+        RETURN OLD;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC113', MESSAGE = 'TRUNCATE of pgctx.checkpoints refused; use pgctx.prune_checkpoints';
+    END IF;
+
+    -- UPDATE: only PREPARED -> COMMITTED | DISCARDED, and only the decision columns.
+    IF OLD.phase <> 'PREPARED' OR NEW.phase NOT IN ('COMMITTED', 'DISCARDED')
+       OR (NEW.conversation_id, NEW.version, NEW.base_version, NEW.base_cursor, NEW.cursor, NEW.chain_hash,
+           NEW.schema_version, NEW.summary, NEW.checksum, NEW.summarizer, NEW.tenant, NEW.prepared_at, NEW.prepared_by)
+          IS DISTINCT FROM
+          (OLD.conversation_id, OLD.version, OLD.base_version, OLD.base_cursor, OLD.cursor, OLD.chain_hash,
+           OLD.schema_version, OLD.summary, OLD.checksum, OLD.summarizer, OLD.tenant, OLD.prepared_at, OLD.prepared_by) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC112',
+            MESSAGE = format('checkpoint %s of %s: %s -> %s is not a legal change (only PREPARED -> COMMITTED | DISCARDED)',
+                             OLD.version, OLD.conversation_id, OLD.phase, NEW.phase);
+    END IF;
+    NEW.decided_at := now();
+    IF NEW.phase = 'COMMITTED' THEN
+        -- compare-and-swap against the committed fold, under its row lock
+        SELECT * INTO head FROM pgctx.fold_heads WHERE conversation_id = NEW.conversation_id FOR UPDATE;
+        IF coalesce(head.version, 0) <> NEW.base_version OR coalesce(head.cursor, 0) <> NEW.base_cursor THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC100',
+                MESSAGE = format('fold conflict: checkpoint %s of %s was prepared on version %s (cursor %s) but version %s (cursor %s) is committed',
+                                 NEW.version, NEW.conversation_id, NEW.base_version, NEW.base_cursor,
+                                 coalesce(head.version, 0), coalesce(head.cursor, 0));
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM pgctx.events e WHERE e.conversation_id = NEW.conversation_id
+                          AND e.seq = NEW.cursor AND e.hash = NEW.chain_hash) THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC110',
+                MESSAGE = format('checkpoint %s of %s: the chain hash at seq %s changed since it was prepared',
+                                 NEW.version, NEW.conversation_id, NEW.cursor);
+        END IF;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+-- After a commit: move the CAS row and retire every other candidate of the conversation.
+CREATE OR REPLACE FUNCTION pgctx.checkpoints_committed() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx AS $$
+BEGIN
+    INSERT INTO pgctx.fold_heads AS h (conversation_id, version, cursor, checksum, tenant, committed_at)
+    VALUES (NEW.conversation_id, NEW.version, NEW.cursor, NEW.checksum, NEW.tenant, NEW.decided_at)
+    ON CONFLICT (conversation_id) DO UPDATE
+       SET version = excluded.version, cursor = excluded.cursor, checksum = excluded.checksum,
+           committed_at = excluded.committed_at, fallback_reason = NULL;
+    UPDATE pgctx.checkpoints
+       SET phase = 'DISCARDED',
+           discard_reason = format('superseded: version %s was committed first', NEW.version)
+     WHERE conversation_id = NEW.conversation_id AND phase = 'PREPARED' AND version <> NEW.version;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.fold_heads_guard() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'TRUNCATE') THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC113', MESSAGE = format('%s of pgctx.fold_heads refused', TG_OP);
+    END IF;
+    IF NEW.version = 0 AND NEW.cursor = 0 AND NEW.checksum IS NULL
+       AND (TG_OP = 'INSERT' OR NEW.fallback_reason IS NOT NULL) THEN
+        -- "nothing folded": the row prepare_fold creates and locks, or recovery's fallback when
+        -- no committed checkpoint lies before a break in the chain
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.conversation_id IS DISTINCT FROM OLD.conversation_id THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC112', MESSAGE = 'a fold head cannot change conversation';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pgctx.checkpoints c
+                    WHERE c.conversation_id = NEW.conversation_id AND c.version = NEW.version
+                      AND c.phase = 'COMMITTED' AND c.cursor = NEW.cursor AND c.checksum = NEW.checksum)
+       OR (TG_OP = 'UPDATE' AND NEW.version < OLD.version AND NEW.fallback_reason IS NULL) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC112',
+            MESSAGE = format('fold head of %s may only point at a COMMITTED checkpoint, and move back only as a recorded fallback',
+                             NEW.conversation_id);
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER checkpoints_guard
+    BEFORE INSERT OR UPDATE OR DELETE ON pgctx.checkpoints
+    FOR EACH ROW EXECUTE FUNCTION pgctx.checkpoints_guard();
+CREATE OR REPLACE TRIGGER checkpoints_guard_truncate
+    BEFORE TRUNCATE ON pgctx.checkpoints
+    FOR EACH STATEMENT EXECUTE FUNCTION pgctx.checkpoints_guard();
+CREATE OR REPLACE TRIGGER checkpoints_committed
+    AFTER UPDATE OF phase ON pgctx.checkpoints
+    FOR EACH ROW WHEN (NEW.phase = 'COMMITTED' AND OLD.phase = 'PREPARED')
+    EXECUTE FUNCTION pgctx.checkpoints_committed();
+CREATE OR REPLACE TRIGGER fold_heads_guard
+    BEFORE INSERT OR UPDATE OR DELETE ON pgctx.fold_heads
+    FOR EACH ROW EXECUTE FUNCTION pgctx.fold_heads_guard();
+CREATE OR REPLACE TRIGGER fold_heads_guard_truncate
+    BEFORE TRUNCATE ON pgctx.fold_heads
+    FOR EACH STATEMENT EXECUTE FUNCTION pgctx.fold_heads_guard();
+
+ALTER TABLE pgctx.checkpoints ENABLE ALWAYS TRIGGER checkpoints_guard;
+ALTER TABLE pgctx.checkpoints ENABLE ALWAYS TRIGGER checkpoints_guard_truncate;
+ALTER TABLE pgctx.checkpoints ENABLE ALWAYS TRIGGER checkpoints_committed;
+ALTER TABLE pgctx.fold_heads ENABLE ALWAYS TRIGGER fold_heads_guard;
+ALTER TABLE pgctx.fold_heads ENABLE ALWAYS TRIGGER fold_heads_guard_truncate;

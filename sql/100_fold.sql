@@ -1,0 +1,368 @@
+-- 100: validating, preparing, committing and discarding folds.
+--
+-- Invariants enforced here (every rule is SQL, so psql and Python candidates are checked alike):
+--   * prepare_fold accepts a candidate only if ALL of these hold, else it raises the SQLSTATE of
+--     the first rule broken, naming what is wrong (pgctx.fold_violations lists every problem):
+--       PC100 expected_version is the committed version (else someone folded first);
+--       PC101 the range starts at the committed cursor + 1 and is not empty;
+--       PC102 the new cursor is not beyond the head;
+--       PC110 the chain verifies up to the new cursor (a fold never covers a broken chain);
+--       PC103 the boundary splits no atomic unit: a tool call and its results, an approval and
+--             the goal event it scopes (payload.scopes_event);
+--       PC104/PC105 the summary is valid against its registered schema_version;
+--       PC106 every fact and completed action cites source_event_ids, and every cited id is a
+--             folded event (1 .. new cursor);
+--       PC107 tool state agrees with the events: a call's status is exactly its derived status
+--             (a timeout is never `succeeded`, a failure nothing but `failed`), and nothing is
+--             `succeeded` that the events do not show succeeded;
+--       PC108 every must-keep item is there (pgctx.must_keep): each call of the range with its
+--             status, the request id of every successful write and every failure reason, each
+--             identifier the tools used, every unanswered approval and unresolved call as a
+--             pending action, the omitted range and last_event_id; and every call the previous
+--             summary tracked is still tracked;
+--       PC109 a fact confirmed by a user or a tool is not overridden by a new value unless the
+--             new value cites a user or tool event of this range (article 七.4).
+--   * A PREPARED candidate is always based on the committed fold: prepare and commit serialize
+--     on the conversation's fold_heads row, and a commit discards every other candidate.
+--   * commit_fold is the compare-and-swap of 090; losing a race is PC100, never an overwrite,
+--     and the loser's candidate is DISCARDED with the reason.
+
+CREATE OR REPLACE FUNCTION pgctx.fold_violations(
+    conversation_id text,
+    base_version integer,
+    base_cursor bigint,
+    new_cursor bigint,
+    summary jsonb,
+    schema_version integer
+) RETURNS TABLE (sqlstate text, message text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    head_seq   bigint;
+    previous   jsonb;
+    schema_err text;
+    keep       jsonb;
+    call       record;
+    claimed    jsonb;
+    item       record;
+BEGIN
+    SELECT c.head_seq INTO head_seq FROM pgctx.conversations c WHERE c.conversation_id = fold_violations.conversation_id;
+    IF new_cursor <= base_cursor THEN
+        RETURN QUERY SELECT 'PC101', format('empty range: new cursor %s is not after the committed cursor %s', new_cursor, base_cursor);
+        RETURN;
+    END IF;
+    IF new_cursor > head_seq THEN
+        RETURN QUERY SELECT 'PC102', format('new cursor %s is beyond the head (seq %s)', new_cursor, head_seq);
+        RETURN;
+    END IF;
+
+    -- atomic units: a call folded without its existing result; an approval split from its goal
+    RETURN QUERY
+        SELECT 'PC103', format('boundary %s splits tool call %s (seq %s) from its result (seq %s)',
+                               new_cursor, t.call_id, t.call_seq, t.result_seq)
+          FROM pgctx.tool_calls(fold_violations.conversation_id, base_cursor, new_cursor) t
+         WHERE t.call_seq > base_cursor AND t.result_seq > new_cursor;
+    RETURN QUERY
+        SELECT 'PC103', format('boundary %s splits approval (seq %s) from the goal it scopes (seq %s)',
+                               new_cursor, e.seq, e.payload->>'scopes_event')
+          FROM pgctx.events e
+         WHERE e.conversation_id = fold_violations.conversation_id AND e.kind = 'approval'
+           AND e.seq > base_cursor AND jsonb_typeof(e.payload->'scopes_event') = 'number'
+           AND ((e.seq <= new_cursor) <> ((e.payload->>'scopes_event')::numeric <= new_cursor));
+    -- (an approval after the boundary whose goal is inside it also splits the unit)
+    RETURN QUERY
+        SELECT 'PC103', format('boundary %s splits approval (seq %s) from the goal it scopes (seq %s)',
+                               new_cursor, e.seq, e.payload->>'scopes_event')
+          FROM pgctx.events e
+         WHERE e.conversation_id = fold_violations.conversation_id AND e.kind = 'approval'
+           AND e.seq > new_cursor AND jsonb_typeof(e.payload->'scopes_event') = 'number'
+           AND (e.payload->>'scopes_event')::numeric > base_cursor
+           AND (e.payload->>'scopes_event')::numeric <= new_cursor;
+
+    schema_err := pgctx.summary_schema_error(schema_version, summary);
+    IF schema_err IS NOT NULL THEN
+        RETURN QUERY SELECT 'PC104', 'summary violates schema_version ' || schema_version || ': ' || schema_err;
+        RETURN;  -- the remaining rules read the summary's structure
+    END IF;
+
+    -- sources
+    RETURN QUERY
+        SELECT 'PC106', format('%s has no source_event_ids', p.path)
+          FROM (SELECT format('facts[%s] (%s)', i - 1, f->>'key') AS path, f AS item
+                  FROM jsonb_array_elements(summary->'facts') WITH ORDINALITY AS a(f, i)
+                UNION ALL
+                SELECT format('completed_actions[%s] (%s)', i - 1, f->>'action'), f
+                  FROM jsonb_array_elements(summary->'completed_actions') WITH ORDINALITY AS a(f, i)) p
+         WHERE jsonb_array_length(p.item->'source_event_ids') = 0;
+    RETURN QUERY
+        SELECT DISTINCT 'PC106', format('%s cites event %s, outside the folded events 1..%s', s.section, s.id, new_cursor)
+          FROM (SELECT 'facts' AS section, jsonb_array_elements(f->'source_event_ids') AS id
+                  FROM jsonb_array_elements(summary->'facts') f
+                UNION ALL SELECT 'decisions', jsonb_array_elements(f->'source_event_ids')
+                  FROM jsonb_array_elements(summary->'decisions') f
+                UNION ALL SELECT 'completed_actions', jsonb_array_elements(f->'source_event_ids')
+                  FROM jsonb_array_elements(summary->'completed_actions') f
+                UNION ALL SELECT 'pending', jsonb_array_elements(f->'source_event_ids')
+                  FROM jsonb_array_elements(summary->'pending') f
+                UNION ALL SELECT 'tool_state', jsonb_array_elements(f->'source_event_ids')
+                  FROM jsonb_each(summary->'tool_state') AS t(k, f)) s
+         WHERE s.id::numeric < 1 OR s.id::numeric > new_cursor;
+
+    IF base_version > 0 THEN
+        SELECT c.summary INTO previous FROM pgctx.checkpoints c
+         WHERE c.conversation_id = fold_violations.conversation_id AND c.version = base_version;
+    END IF;
+    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor);
+
+    -- tool state: every call touched by the range, as derived
+    FOR call IN SELECT key AS call_id, value AS derived FROM jsonb_each(keep->'tool_calls') LOOP
+        claimed := summary->'tool_state'->call.call_id;
+        IF claimed IS NULL THEN
+            RETURN QUERY SELECT 'PC108', format('tool_state misses call %s (%s, %s)', call.call_id,
+                                                call.derived->>'tool', call.derived->>'status');
+            CONTINUE;
+        END IF;
+        IF claimed->>'status' <> call.derived->>'status' THEN
+            RETURN QUERY SELECT 'PC107', format('tool_state[%s] says %s but the events say %s%s', call.call_id,
+                                                claimed->>'status', call.derived->>'status',
+                                                coalesce(' (answer at seq ' || (call.derived->>'answer_seq') || ')', ''));
+        END IF;
+        IF call.derived->>'status' = 'succeeded' AND call.derived->>'effect' <> 'read'
+           AND call.derived ? 'request_id'
+           AND claimed->>'request_id' IS DISTINCT FROM call.derived->>'request_id' THEN
+            RETURN QUERY SELECT 'PC108', format('tool_state[%s] must keep request_id %s of the successful write',
+                                                call.call_id, call.derived->>'request_id');
+        END IF;
+        IF call.derived ? 'error' AND claimed->>'error' IS DISTINCT FROM call.derived->>'error' THEN
+            RETURN QUERY SELECT 'PC108', format('tool_state[%s] must keep the failure reason %L',
+                                                call.call_id, call.derived->>'error');
+        END IF;
+        IF call.derived->>'status' IN ('running', 'unknown') AND NOT EXISTS (
+               SELECT 1 FROM jsonb_array_elements(summary->'pending') p
+                WHERE p->'source_event_ids' @> to_jsonb((call.derived->>'call_seq')::bigint)) THEN
+            RETURN QUERY SELECT 'PC108', format('call %s is %s: pending must list it (citing seq %s)',
+                                                call.call_id, call.derived->>'status', call.derived->>'call_seq');
+        END IF;
+    END LOOP;
+
+    -- nothing claimed succeeded that the events do not show succeeded
+    RETURN QUERY
+        SELECT 'PC107', format('tool_state[%s] says succeeded but no such call is in the folded events', t.k)
+          FROM jsonb_each(summary->'tool_state') AS t(k, v)
+         WHERE t.v->>'status' = 'succeeded'
+           AND NOT (keep->'tool_calls' ? t.k)
+           AND NOT coalesce(previous->'tool_state'->t.k->>'status' = 'succeeded', false);
+    RETURN QUERY
+        SELECT DISTINCT 'PC107', format('completed_actions[%s] (%s) is succeeded but cites call %s, which is %s',
+                                        a.i - 1, a.f->>'action', t.call_id, t.status)
+          FROM jsonb_array_elements(summary->'completed_actions') WITH ORDINALITY AS a(f, i)
+          JOIN pgctx.tool_calls(fold_violations.conversation_id, base_cursor, new_cursor) t
+            ON a.f->'source_event_ids' @> to_jsonb(t.call_seq)
+               OR a.f->'source_event_ids' @> to_jsonb(t.answer_seq)
+         WHERE a.f->>'status' = 'succeeded' AND t.status <> 'succeeded';
+
+    -- calls the previous summary tracked stay tracked, unchanged unless this range answered them
+    RETURN QUERY
+        SELECT 'PC108', format('tool_state drops call %s, which the previous summary tracked as %s', t.k, t.v->>'status')
+          FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
+         WHERE NOT (summary->'tool_state' ? t.k);
+    RETURN QUERY
+        SELECT 'PC107', format('tool_state[%s] changed from %s to %s without an answer in this range',
+                               t.k, t.v->>'status', summary->'tool_state'->t.k->>'status')
+          FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
+         WHERE summary->'tool_state' ? t.k AND NOT (keep->'tool_calls' ? t.k)
+           AND (summary->'tool_state'->t.k->>'status' IS DISTINCT FROM t.v->>'status'
+                OR summary->'tool_state'->t.k->>'request_id' IS DISTINCT FROM t.v->>'request_id');
+
+    -- identifiers the tools used appear somewhere in the summary
+    RETURN QUERY
+        SELECT 'PC108', format('identifier %s used by the tools appears nowhere in the summary', i.ident)
+          FROM jsonb_array_elements_text(keep->'identifiers') AS i(ident)
+         WHERE NOT EXISTS (SELECT 1 FROM jsonb_path_query(summary, 'strict $.**') AS leaf(v)
+                            WHERE jsonb_typeof(leaf.v) IN ('string', 'number')
+                              AND position(i.ident IN leaf.v #>> '{}') > 0);
+
+    -- unanswered approvals are pending
+    RETURN QUERY
+        SELECT 'PC108', format('approval %s (seq %s) is unanswered: pending must list it', a->>'approval_id', a->>'seq')
+          FROM jsonb_array_elements(keep->'open_approvals') AS a
+         WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(summary->'pending') p
+                            WHERE (p->'source_event_ids') @> (a->'seq'));
+
+    IF summary->'omitted_event_range' <> keep->'omitted_event_range' THEN
+        RETURN QUERY SELECT 'PC108', format('omitted_event_range must be %s, got %s',
+                                            keep->'omitted_event_range', summary->'omitted_event_range');
+    END IF;
+    IF summary->'last_event_id' <> keep->'last_event_id' THEN
+        RETURN QUERY SELECT 'PC108', format('last_event_id must be %s, got %s', new_cursor, summary->'last_event_id');
+    END IF;
+
+    -- a confirmed fact keeps its value unless a user or tool event of this range says otherwise
+    FOR item IN
+        SELECT o.f AS old, n.f AS new
+          FROM jsonb_array_elements(coalesce(previous->'facts', '[]')) AS o(f)
+          JOIN jsonb_array_elements(summary->'facts') AS n(f)
+            ON n.f->>'key' = o.f->>'key' AND n.f->>'status' = 'active'
+         WHERE o.f->>'status' = 'active' AND o.f->>'authority' <> 'model'
+           AND o.f->>'confidence' = 'confirmed' AND n.f->'value' <> o.f->'value'
+    LOOP
+        IF NOT EXISTS (SELECT 1 FROM pgctx.events e, jsonb_array_elements(item.new->'source_event_ids') AS s(id)
+                        WHERE e.conversation_id = fold_violations.conversation_id
+                          AND e.seq = s.id::bigint AND e.seq > base_cursor
+                          AND e.kind IN ('user', 'tool_result', 'status_query', 'correction', 'fact', 'approval')) THEN
+            RETURN QUERY SELECT 'PC109',
+                format('fact %s: %s (confirmed by %s) overridden by %s without a user or tool event of this range',
+                       item.old->>'key', item.old->'value', item.old->>'authority', item.new->'value');
+        END IF;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer) IS
+    'Every reason prepare_fold would refuse this candidate (empty = acceptable), each with its SQLSTATE.';
+
+-- Lock (creating if needed) the conversation's CAS row; checks the caller may fold it.
+CREATE OR REPLACE FUNCTION pgctx.lock_fold_head(conversation_id text) RETURNS pgctx.fold_heads
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    conv pgctx.conversations%ROWTYPE;
+    head pgctx.fold_heads%ROWTYPE;
+BEGIN
+    SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = lock_fold_head.conversation_id;
+    IF NOT FOUND OR NOT pgctx.tenant_visible(conv.tenant) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC014',
+            MESSAGE = format('no conversation %L (or not visible to role %s)', lock_fold_head.conversation_id, session_user);
+    END IF;
+    IF NOT pgctx.tenant_member(conv.tenant) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC010',
+            MESSAGE = format('role %s is not a member of the tenant of conversation %s', session_user, conv.conversation_id);
+    END IF;
+    INSERT INTO pgctx.fold_heads (conversation_id, tenant) VALUES (conv.conversation_id, conv.tenant)
+    ON CONFLICT DO NOTHING;
+    SELECT * INTO STRICT head FROM pgctx.fold_heads h WHERE h.conversation_id = conv.conversation_id FOR UPDATE;
+    RETURN head;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.prepare_fold(
+    conversation_id text,
+    expected_version integer,
+    expected_cursor bigint,
+    new_cursor bigint,
+    summary jsonb,
+    schema_version integer,
+    summarizer text DEFAULT NULL
+) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    head      pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
+    chain     record;
+    verified  pgctx.verified_points%ROWTYPE;
+    problems  text[];
+    first_state   text;
+    first_message text;
+    canonical jsonb := pgctx.canonical_payload(summary);
+    at_cursor bytea;
+    new_version integer;
+BEGIN
+    IF expected_version <> head.version THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC100',
+            MESSAGE = format('fold conflict: expected version %s of %s but version %s is committed',
+                             expected_version, conversation_id, head.version);
+    END IF;
+    IF expected_cursor <> head.cursor THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC101',
+            MESSAGE = format('range must start at the committed cursor + 1 = %s, not %s', head.cursor + 1, expected_cursor + 1);
+    END IF;
+
+    -- Verify the chain from the last verified point: a fold never covers a broken chain.
+    SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = prepare_fold.conversation_id;
+    SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => coalesce(verified.seq, 0),
+                                                from_hash => verified.hash);
+    IF NOT chain.ok AND chain.first_bad_seq <= new_cursor THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC110',
+            MESSAGE = format('cannot fold %s up to seq %s: chain broken at seq %s: %s',
+                             conversation_id, new_cursor, chain.first_bad_seq, chain.reason),
+            HINT = 'SELECT pgctx.recover(conversation_id) reports what needs a human';
+    ELSIF chain.ok THEN
+        -- remember how far the chain verified, so the next fold verifies only what is new
+        INSERT INTO pgctx.verified_points AS v (conversation_id, seq, hash, tenant)
+        VALUES (conversation_id, chain.head_seq, chain.head_hash, head.tenant)
+        ON CONFLICT ON CONSTRAINT verified_points_pkey DO UPDATE
+           SET seq = excluded.seq, hash = excluded.hash, verified_at = now();
+    END IF;
+
+    SELECT array_agg(v.sqlstate || ': ' || v.message), (array_agg(v.sqlstate))[1], (array_agg(v.message))[1]
+      INTO problems, first_state, first_message
+      FROM pgctx.fold_violations(conversation_id, head.version, head.cursor, new_cursor, canonical, schema_version) v;
+    IF problems IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = first_state, MESSAGE = first_message,
+            DETAIL = array_to_string(problems, E'\n');
+    END IF;
+
+    SELECT e.hash INTO STRICT at_cursor FROM pgctx.events e
+     WHERE e.conversation_id = prepare_fold.conversation_id AND e.seq = new_cursor;
+    SELECT coalesce(max(c.version), 0) + 1 INTO new_version FROM pgctx.checkpoints c
+     WHERE c.conversation_id = prepare_fold.conversation_id;
+    INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,
+                                   schema_version, summary, checksum, summarizer, tenant)
+    VALUES (conversation_id, new_version, 'PREPARED', head.version, head.cursor, new_cursor, at_cursor,
+            schema_version, canonical, pgctx.checkpoint_checksum(schema_version, new_cursor, at_cursor, canonical),
+            summarizer, head.tenant);
+    RETURN new_version;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text) IS
+    'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED; returns its version.';
+
+CREATE OR REPLACE FUNCTION pgctx.commit_fold(conversation_id text, version integer) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    head pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
+    cp   pgctx.checkpoints%ROWTYPE;
+BEGIN
+    SELECT * INTO cp FROM pgctx.checkpoints c
+     WHERE c.conversation_id = commit_fold.conversation_id AND c.version = commit_fold.version;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC111',
+            MESSAGE = format('conversation %s has no checkpoint version %s', conversation_id, version);
+    ELSIF cp.phase = 'DISCARDED' THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC100',
+            MESSAGE = format('fold conflict: checkpoint %s of %s was discarded: %s', version, conversation_id, cp.discard_reason);
+    ELSIF cp.phase = 'COMMITTED' THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC112',
+            MESSAGE = format('checkpoint %s of %s is already committed', version, conversation_id);
+    END IF;
+    UPDATE pgctx.checkpoints c SET phase = 'COMMITTED'
+     WHERE c.conversation_id = commit_fold.conversation_id AND c.version = commit_fold.version;
+    RETURN cp.cursor;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.commit_fold(text, integer) IS
+    'Compare-and-swap: commit a PREPARED checkpoint if the committed fold is still the one it was prepared on; returns the new cursor.';
+
+CREATE OR REPLACE FUNCTION pgctx.discard_fold(conversation_id text, version integer, reason text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    head pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
+    cp   pgctx.checkpoints%ROWTYPE;
+BEGIN
+    SELECT * INTO cp FROM pgctx.checkpoints c
+     WHERE c.conversation_id = discard_fold.conversation_id AND c.version = discard_fold.version;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC111',
+            MESSAGE = format('conversation %s has no checkpoint version %s', conversation_id, version);
+    END IF;
+    UPDATE pgctx.checkpoints c SET phase = 'DISCARDED', discard_reason = coalesce(nullif(reason, ''), 'discarded')
+     WHERE c.conversation_id = discard_fold.conversation_id AND c.version = discard_fold.version;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.discard_fold(text, integer, text) IS
+    'Discard a PREPARED checkpoint with a reason (a COMMITTED or DISCARDED one cannot change: PC112).';

@@ -1,0 +1,160 @@
+-- 110: recovery (article 十一, 十二).
+--
+-- Invariants enforced here:
+--   * recover(conversation_id) is deterministic and idempotent: the same state gives the same
+--     actions, and a second run finds nothing to do ("changed": false) and writes nothing.
+--   * It verifies the chain from the last verified point (from genesis if that point itself no
+--     longer matches), and records the new verified point only when it moved.
+--   * Every PREPARED fold is re-checked (still based on the committed fold, chain intact over
+--     its range, chain hash at its cursor unchanged, schema registered, checksum, and every
+--     fold rule of 100 again) and committed — the oldest valid one — or discarded with the reason.
+--   * If the chain is broken inside the committed fold's range, the committed fold falls back to
+--     the newest COMMITTED checkpoint before the break whose chain hash still matches (or to
+--     nothing folded), with the reason recorded, and the report says a human must look.
+--   * Calls still running when recover runs were interrupted by the restart: one `recovery`
+--     event is appended, which makes them `unknown` (never `failed`), and every unknown call is
+--     listed with its idempotency key for a status query. Nothing here re-runs a tool.
+
+CREATE OR REPLACE FUNCTION pgctx.recheck_prepared(cp pgctx.checkpoints, head pgctx.fold_heads, chain_ok boolean,
+                                                  first_bad_seq bigint) RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    problem text;
+BEGIN
+    IF cp.base_version <> head.version OR cp.base_cursor <> head.cursor THEN
+        RETURN format('prepared on version %s (cursor %s) but version %s (cursor %s) is committed',
+                      cp.base_version, cp.base_cursor, head.version, head.cursor);
+    ELSIF NOT chain_ok AND first_bad_seq <= cp.cursor THEN
+        RETURN format('the chain is broken at seq %s, inside its range', first_bad_seq);
+    ELSIF NOT EXISTS (SELECT 1 FROM pgctx.events e WHERE e.conversation_id = cp.conversation_id
+                         AND e.seq = cp.cursor AND e.hash = cp.chain_hash) THEN
+        RETURN format('the chain hash at its cursor %s changed', cp.cursor);
+    ELSIF NOT EXISTS (SELECT 1 FROM pgctx.summary_schemas s WHERE s.schema_version = cp.schema_version) THEN
+        RETURN format('schema_version %s is not registered', cp.schema_version);
+    ELSIF cp.checksum <> pgctx.checkpoint_checksum(cp.schema_version, cp.cursor, cp.chain_hash, cp.summary) THEN
+        RETURN 'its checksum does not match its content';
+    END IF;
+    SELECT v.sqlstate || ': ' || v.message INTO problem
+      FROM pgctx.fold_violations(cp.conversation_id, cp.base_version, cp.base_cursor, cp.cursor,
+                                 cp.summary, cp.schema_version) v
+     LIMIT 1;
+    RETURN problem;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.recover(conversation_id text) RETURNS jsonb
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    head        pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
+    verified    pgctx.verified_points%ROWTYPE;
+    chain       record;
+    cp          pgctx.checkpoints%ROWTYPE;
+    problem     text;
+    fallback    pgctx.checkpoints%ROWTYPE;
+    prepared    jsonb := '[]';
+    needs_human jsonb := '[]';
+    actions     jsonb := '[]';
+    interrupted jsonb;
+    recovery_seq bigint;
+    last_recovery bigint;
+BEGIN
+    -- 1. the chain, from the last verified point
+    SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = recover.conversation_id;
+    SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => coalesce(verified.seq, 0),
+                                                from_hash => verified.hash);
+    IF NOT chain.ok AND verified.seq IS NOT NULL AND chain.first_bad_seq <= verified.seq THEN
+        SELECT * INTO chain FROM pgctx.verify_chain(conversation_id);  -- below the resume point: look from genesis
+    END IF;
+    IF chain.ok AND verified.seq IS DISTINCT FROM chain.head_seq THEN
+        INSERT INTO pgctx.verified_points AS v (conversation_id, seq, hash, tenant)
+        VALUES (conversation_id, chain.head_seq, chain.head_hash, head.tenant)
+        ON CONFLICT ON CONSTRAINT verified_points_pkey DO UPDATE
+           SET seq = excluded.seq, hash = excluded.hash, verified_at = now();
+        actions := actions || to_jsonb(format('chain verified up to seq %s', chain.head_seq));
+    END IF;
+
+    -- 2. PREPARED folds, oldest first: commit the first that still passes, discard the others
+    FOR cp IN SELECT * FROM pgctx.checkpoints c
+               WHERE c.conversation_id = recover.conversation_id AND c.phase = 'PREPARED' ORDER BY c.version LOOP
+        SELECT * INTO cp FROM pgctx.checkpoints c
+         WHERE c.conversation_id = cp.conversation_id AND c.version = cp.version;
+        CONTINUE WHEN cp.phase <> 'PREPARED';  -- retired by a commit earlier in this loop
+        problem := pgctx.recheck_prepared(cp, head, chain.ok, chain.first_bad_seq);
+        IF problem IS NULL THEN
+            UPDATE pgctx.checkpoints c SET phase = 'COMMITTED'
+             WHERE c.conversation_id = cp.conversation_id AND c.version = cp.version;
+            SELECT * INTO head FROM pgctx.fold_heads h WHERE h.conversation_id = recover.conversation_id;
+            prepared := prepared || jsonb_build_object('version', cp.version, 'cursor', cp.cursor, 'action', 'committed');
+        ELSE
+            UPDATE pgctx.checkpoints c SET phase = 'DISCARDED', discard_reason = 'recovery: ' || problem
+             WHERE c.conversation_id = cp.conversation_id AND c.version = cp.version;
+            prepared := prepared || jsonb_build_object('version', cp.version, 'cursor', cp.cursor,
+                                                       'action', 'discarded', 'reason', problem);
+        END IF;
+    END LOOP;
+    IF jsonb_array_length(prepared) > 0 THEN
+        actions := actions || to_jsonb(format('%s prepared fold(s) resolved', jsonb_array_length(prepared)));
+    END IF;
+
+    -- 3. a break inside the committed range: fall back to the newest checkpoint before it
+    IF NOT chain.ok THEN
+        IF head.version > 0 AND chain.first_bad_seq <= head.cursor THEN
+            SELECT * INTO fallback FROM pgctx.checkpoints c
+             WHERE c.conversation_id = recover.conversation_id AND c.phase = 'COMMITTED'
+               AND c.cursor < chain.first_bad_seq
+               AND EXISTS (SELECT 1 FROM pgctx.events e WHERE e.conversation_id = c.conversation_id
+                              AND e.seq = c.cursor AND e.hash = c.chain_hash)
+             ORDER BY c.version DESC LIMIT 1;
+            UPDATE pgctx.fold_heads h
+               SET version = coalesce(fallback.version, 0), cursor = coalesce(fallback.cursor, 0),
+                   checksum = fallback.checksum,
+                   fallback_reason = format('chain broken at seq %s (%s); version %s (cursor %s) covered it',
+                                            chain.first_bad_seq, chain.reason, head.version, head.cursor)
+             WHERE h.conversation_id = recover.conversation_id;
+            actions := actions || to_jsonb(format('committed fold fell back from version %s to %s',
+                                                  head.version, coalesce(fallback.version, 0)));
+            SELECT * INTO head FROM pgctx.fold_heads h WHERE h.conversation_id = recover.conversation_id;
+        END IF;
+        needs_human := needs_human || to_jsonb(format(
+            'the chain is broken at seq %s: %s. Folds stop before it (the committed fold is version %s, cursor %s); a human must inspect the history, and compare it with an exported digest.',
+            chain.first_bad_seq, chain.reason, head.version, head.cursor));
+    END IF;
+
+    -- 4. calls the restart interrupted become unknown (one recovery event); list every unknown call
+    SELECT max(e.seq) INTO last_recovery FROM pgctx.events e
+     WHERE e.conversation_id = recover.conversation_id AND e.kind = 'recovery';
+    SELECT jsonb_agg(jsonb_build_object('call_id', t.call_id, 'seq', t.call_seq) ORDER BY t.call_seq) INTO interrupted
+      FROM pgctx.tool_calls(conversation_id, coalesce(last_recovery, 0), NULL) t
+     WHERE t.status = 'running';
+    IF interrupted IS NOT NULL THEN
+        INSERT INTO pgctx.events (conversation_id, kind, payload)
+        VALUES (conversation_id, 'recovery', jsonb_build_object('interrupted_calls', interrupted))
+        RETURNING seq INTO recovery_seq;
+        actions := actions || to_jsonb(format('%s running call(s) marked unknown by recovery event seq %s',
+                                              jsonb_array_length(interrupted), recovery_seq));
+    END IF;
+
+    RETURN jsonb_build_object(
+        'conversation_id', conversation_id,
+        'changed', jsonb_array_length(actions) > 0,
+        'actions', actions,
+        'chain', jsonb_build_object('ok', chain.ok, 'checked', chain.checked, 'first_bad_seq', chain.first_bad_seq,
+                                    'reason', chain.reason, 'head_seq', chain.head_seq),
+        'committed', jsonb_build_object('version', head.version, 'cursor', head.cursor,
+                                        'fallback_reason', head.fallback_reason),
+        'prepared', prepared,
+        'recovery_event_seq', recovery_seq,
+        'unknown_side_effects', coalesce((
+            SELECT jsonb_agg(jsonb_build_object('call_id', t.call_id, 'tool', t.tool, 'effect', t.effect,
+                                                'idempotency_key', t.idempotency_key, 'seq', t.call_seq)
+                             ORDER BY t.call_seq)
+              FROM pgctx.tool_calls(conversation_id, 0, NULL) t WHERE t.status = 'unknown'), '[]'),
+        'needs_human', needs_human
+    );
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.recover(text) IS
+    'Deterministic, idempotent recovery: verify the chain, resolve PREPARED folds, fall back past a break, mark interrupted calls unknown; returns a report.';

@@ -1,0 +1,30 @@
+-- 130: checkpoint retention (article 十五: checkpoints grow without bound unless pruned).
+--
+-- Invariants enforced here:
+--   * prune_checkpoints removes only COMMITTED and DISCARDED checkpoints older than the newest
+--     `keep`, never the committed fold and never a PREPARED one (the checkpoints guard refuses
+--     those deletions too, PC113). Events are never pruned.
+
+CREATE OR REPLACE FUNCTION pgctx.prune_checkpoints(conversation_id text, keep integer) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx AS $$
+DECLARE
+    head    pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
+    removed integer;
+BEGIN
+    IF keep IS NULL OR keep < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC115', MESSAGE = format('keep must be at least 1, got %s', keep);
+    END IF;
+    DELETE FROM pgctx.checkpoints c
+     WHERE c.conversation_id = prune_checkpoints.conversation_id
+       AND c.phase <> 'PREPARED' AND c.version <> head.version
+       AND c.version NOT IN (SELECT k.version FROM pgctx.checkpoints k
+                              WHERE k.conversation_id = prune_checkpoints.conversation_id AND k.phase <> 'PREPARED'
+                              ORDER BY k.version DESC LIMIT keep);
+    GET DIAGNOSTICS removed = ROW_COUNT;
+    RETURN removed;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.prune_checkpoints(text, integer) IS
+    'Remove COMMITTED/DISCARDED checkpoints beyond the newest keep; never the committed fold, never PREPARED, never events.';

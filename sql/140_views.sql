@@ -1,0 +1,74 @@
+-- 140: read-only views for DBAs and auditors.
+--
+-- Invariants enforced here:
+--   * Views run with the caller's rights (security_invoker), so row-level security applies to
+--     them exactly as to the tables: a tenant's login sees its own conversations, an auditor
+--     sees all, nobody sees more through a view than through the table.
+
+CREATE OR REPLACE VIEW pgctx.conversation_status WITH (security_invoker = true) AS
+SELECT c.conversation_id,
+       c.tenant,
+       c.head_seq,
+       coalesce(h.version, 0) AS committed_version,
+       coalesce(h.cursor, 0) AS committed_cursor,
+       c.head_seq - coalesce(h.cursor, 0) AS unfolded_events,
+       (SELECT sum(e.tokens) FROM pgctx.events e
+         WHERE e.conversation_id = c.conversation_id AND e.seq > coalesce(h.cursor, 0)) AS unfolded_tokens,
+       (SELECT count(*) FROM pgctx.checkpoints k
+         WHERE k.conversation_id = c.conversation_id AND k.phase = 'PREPARED') AS prepared_folds,
+       (SELECT count(*) FROM pgctx.tool_calls(c.conversation_id, 0, NULL) t
+         WHERE t.status = 'unknown') AS unknown_side_effects,
+       v.seq AS verified_seq,
+       v.verified_at,
+       h.fallback_reason
+  FROM pgctx.conversations c
+  LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
+  LEFT JOIN pgctx.verified_points v ON v.conversation_id = c.conversation_id;
+
+COMMENT ON VIEW pgctx.conversation_status IS
+    'Per conversation: head, committed fold, unfolded events and tokens, PREPARED folds, unknown side effects, last verification.';
+
+CREATE OR REPLACE VIEW pgctx.fold_history WITH (security_invoker = true) AS
+SELECT k.conversation_id,
+       k.version,
+       k.phase,
+       k.version = h.version AS is_committed_fold,
+       k.base_version,
+       k.base_cursor + 1 AS range_from,
+       k.cursor AS range_to,
+       k.schema_version,
+       k.summarizer,
+       k.prepared_by,
+       k.prepared_at,
+       k.decided_at,
+       k.discard_reason,
+       encode(k.checksum, 'hex') AS checksum,
+       encode(k.chain_hash, 'hex') AS chain_hash
+  FROM pgctx.checkpoints k
+  LEFT JOIN pgctx.fold_heads h ON h.conversation_id = k.conversation_id;
+
+COMMENT ON VIEW pgctx.fold_history IS 'Every fold: phase, range, who produced it, when, and why it was discarded.';
+
+CREATE OR REPLACE VIEW pgctx.side_effects WITH (security_invoker = true) AS
+SELECT c.conversation_id, t.call_id, t.tool, t.effect, t.status, t.idempotency_key, t.request_id, t.error,
+       t.call_seq, t.answer_seq
+  FROM pgctx.conversations c
+ CROSS JOIN LATERAL pgctx.tool_calls(c.conversation_id, 0, NULL) t;
+
+COMMENT ON VIEW pgctx.side_effects IS
+    'Every tool call with its derived status (unknown, never guessed) and idempotency key; filter by conversation_id.';
+
+CREATE OR REPLACE VIEW pgctx.chain_health WITH (security_invoker = true) AS
+SELECT c.conversation_id,
+       c.head_seq,
+       v.seq AS verified_seq,
+       c.head_seq - coalesce(v.seq, 0) AS unverified_events,
+       v.verified_at,
+       h.fallback_reason IS NOT NULL AS fell_back,
+       h.fallback_reason
+  FROM pgctx.conversations c
+  LEFT JOIN pgctx.verified_points v ON v.conversation_id = c.conversation_id
+  LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id;
+
+COMMENT ON VIEW pgctx.chain_health IS
+    'How much of each chain is verified (by folds and recovery) and whether recovery had to fall back past a break.';

@@ -1,0 +1,58 @@
+-- 150: privileges and row-level security for folds.
+--
+-- Invariants enforced here:
+--   * pgctx_app reads fold state and changes it only through prepare_fold, commit_fold,
+--     discard_fold, recover and declare_tool (SECURITY DEFINER, search_path pinned); it has no
+--     INSERT, UPDATE or DELETE on checkpoints, fold_heads or verified_points. Retention
+--     (prune_checkpoints) is the owner's. pgctx_auditor only reads.
+--   * The fold tables carry their conversation's tenant and are under the same forced
+--     row-level security as the log; the definer functions also check tenancy explicitly
+--     (lock_fold_head), because RLS does not bind a superuser owner.
+
+REVOKE ALL ON ALL TABLES IN SCHEMA pgctx FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgctx FROM PUBLIC;
+
+GRANT SELECT ON pgctx.checkpoints, pgctx.fold_heads, pgctx.verified_points, pgctx.tools, pgctx.summary_schemas,
+                pgctx.conversation_status, pgctx.fold_history, pgctx.side_effects, pgctx.chain_health
+    TO pgctx_app, pgctx_auditor;
+
+GRANT EXECUTE ON FUNCTION
+    pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text),
+    pgctx.commit_fold(text, integer),
+    pgctx.discard_fold(text, integer, text),
+    pgctx.recover(text),
+    pgctx.declare_tool(text, text, text[], text)
+    TO pgctx_app;
+GRANT EXECUTE ON FUNCTION
+    pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer),
+    pgctx.must_keep(text, bigint, bigint),
+    pgctx.tool_calls(text, bigint, bigint),
+    pgctx.open_approvals(text, bigint, bigint),
+    pgctx.summary_schema_error(integer, jsonb),
+    pgctx.json_schema_error(jsonb, jsonb, jsonb, text),
+    pgctx.json_type_matches(jsonb, jsonb),
+    pgctx.checkpoint_checksum(integer, bigint, bytea, jsonb)
+    TO pgctx_app, pgctx_auditor;
+
+ALTER TABLE pgctx.checkpoints ENABLE ROW LEVEL SECURITY;
+ALTER TABLE pgctx.checkpoints FORCE ROW LEVEL SECURITY;
+ALTER TABLE pgctx.fold_heads ENABLE ROW LEVEL SECURITY;
+ALTER TABLE pgctx.fold_heads FORCE ROW LEVEL SECURITY;
+ALTER TABLE pgctx.verified_points ENABLE ROW LEVEL SECURITY;
+ALTER TABLE pgctx.verified_points FORCE ROW LEVEL SECURITY;
+
+DROP POLICY IF EXISTS checkpoints_read ON pgctx.checkpoints;
+CREATE POLICY checkpoints_read ON pgctx.checkpoints FOR SELECT USING (pgctx.tenant_visible(tenant));
+DROP POLICY IF EXISTS checkpoints_write ON pgctx.checkpoints;
+CREATE POLICY checkpoints_write ON pgctx.checkpoints FOR ALL
+    USING (pgctx.tenant_member(tenant)) WITH CHECK (pgctx.tenant_member(tenant));
+DROP POLICY IF EXISTS fold_heads_read ON pgctx.fold_heads;
+CREATE POLICY fold_heads_read ON pgctx.fold_heads FOR SELECT USING (pgctx.tenant_visible(tenant));
+DROP POLICY IF EXISTS fold_heads_write ON pgctx.fold_heads;
+CREATE POLICY fold_heads_write ON pgctx.fold_heads FOR ALL
+    USING (pgctx.tenant_member(tenant)) WITH CHECK (pgctx.tenant_member(tenant));
+DROP POLICY IF EXISTS verified_points_read ON pgctx.verified_points;
+CREATE POLICY verified_points_read ON pgctx.verified_points FOR SELECT USING (pgctx.tenant_visible(tenant));
+DROP POLICY IF EXISTS verified_points_write ON pgctx.verified_points;
+CREATE POLICY verified_points_write ON pgctx.verified_points FOR ALL
+    USING (pgctx.tenant_member(tenant)) WITH CHECK (pgctx.tenant_member(tenant));
