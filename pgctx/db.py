@@ -40,6 +40,12 @@ COMMITTED_FOLD = (
     " WHERE h.conversation_id = %s"
 )
 
+EVENTS_RANGE = (
+    "SELECT seq, kind, payload FROM pgctx.events WHERE conversation_id = %s AND seq > %s AND seq <= %s ORDER BY seq"
+)
+HEAD_SEQ = "SELECT head_seq FROM pgctx.conversations WHERE conversation_id = %s"
+SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
+
 # One statement, so the header (conversation row) and the events come from one snapshot: a head
 # row out of step with the log is then visible in the bundle, not an artefact of two reads.
 EXPORT = (

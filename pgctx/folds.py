@@ -13,6 +13,8 @@ from psycopg.types.json import Jsonb
 
 from pgctx import db
 from pgctx.canonical import canonical_json
+from pgctx.errors import ConversationNotFound
+from pgctx.summarizers import Event, FoldRequest
 from pgctx.summary import SCHEMA_VERSION, Summary, dump
 
 
@@ -87,3 +89,19 @@ def fold_violations(
               schema_version)
     with db.transaction(conn) as c:
         return [tuple(r) for r in c.execute(db.FOLD_VIOLATIONS, params).fetchall()]
+
+
+def fold_request(conn: db.Connectable, conversation_id: str, new_cursor: int | None = None,
+                 schema_version: int = SCHEMA_VERSION) -> FoldRequest:
+    """What a summarizer needs to fold the committed cursor+1 .. new_cursor (default: the head)."""
+    with db.transaction(conn) as c:
+        head = c.execute(db.HEAD_SEQ, (conversation_id,)).fetchone()
+        if head is None:
+            raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+        row = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
+        version, cursor, previous = row if row else (0, 0, None)
+        to_seq = head[0] if new_cursor is None else new_cursor
+        events = [Event(*r) for r in c.execute(db.EVENTS_RANGE, (conversation_id, cursor, to_seq))]
+        keep = c.execute(db.MUST_KEEP, (conversation_id, cursor, to_seq)).fetchone()[0]
+        schema = c.execute(db.SUMMARY_SCHEMA, (schema_version,)).fetchone()[0]
+    return FoldRequest(conversation_id, cursor, to_seq, previous, events, keep, schema)

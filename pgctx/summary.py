@@ -54,6 +54,7 @@ class Decision(_Strict):
 
 class ToolCallState(_Strict):
     tool: str
+    effect: Literal["read", "write", "irreversible"]
     status: ActionStatus
     source_event_ids: list[int]
     request_id: Optional[str] = None

@@ -95,7 +95,7 @@ $$;
 -- PC007 so a psql user loading text gets the same typed error as the Python API.
 CREATE OR REPLACE FUNCTION pgctx.payload_from_text(json_text text) RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     RETURN pgctx.canonical_payload(json_text::jsonb);
 EXCEPTION

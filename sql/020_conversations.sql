@@ -65,7 +65,7 @@ $$;
 -- the caller belongs to, NULL (shared) if none, and PC009 if several.
 CREATE OR REPLACE FUNCTION pgctx.caller_tenant() RETURNS regrole
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     found regrole[];
 BEGIN
@@ -86,7 +86,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgctx.register_tenant(tenant regrole) RETURNS regrole
 LANGUAGE sql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
     INSERT INTO pgctx.tenants (tenant) VALUES (tenant) ON CONFLICT DO NOTHING;
     SELECT tenant;
 $$;
@@ -98,7 +98,7 @@ COMMENT ON FUNCTION pgctx.register_tenant(regrole) IS
 -- event, which is what the events statement trigger does after each INSERT.
 CREATE OR REPLACE FUNCTION pgctx.conversations_guard() RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     IF TG_OP IN ('DELETE', 'TRUNCATE') THEN
         RAISE EXCEPTION USING

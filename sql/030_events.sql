@@ -66,7 +66,7 @@ COMMENT ON TABLE pgctx.events IS
 
 CREATE OR REPLACE FUNCTION pgctx.events_chain() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     conv       pgctx.conversations%ROWTYPE;
     canonical  text;
@@ -183,7 +183,7 @@ $$;
 -- once, instead of leaving 100 row versions of the head in one transaction.
 CREATE OR REPLACE FUNCTION pgctx.events_advance_head() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     UPDATE pgctx.conversations c
        SET head_seq = n.seq, head_hash = n.hash
@@ -196,7 +196,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgctx.events_refuse_change() RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     RAISE EXCEPTION USING
         ERRCODE = 'PC006',

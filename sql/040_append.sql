@@ -18,7 +18,7 @@ CREATE OR REPLACE FUNCTION pgctx.append_event(
     tenant regrole DEFAULT NULL
 ) RETURNS bigint
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     new_seq bigint;
 BEGIN
@@ -45,7 +45,7 @@ CREATE OR REPLACE FUNCTION pgctx.append_events(
     tenant regrole DEFAULT NULL
 ) RETURNS TABLE (ordinality bigint, seq bigint)
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     IF jsonb_typeof(events) IS DISTINCT FROM 'array'
        OR EXISTS (SELECT 1 FROM jsonb_array_elements(events) AS t(e)

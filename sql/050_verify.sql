@@ -29,7 +29,7 @@ CREATE OR REPLACE FUNCTION pgctx.verify_chain(
     OUT anchored boolean
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     conv        pgctx.conversations%ROWTYPE;
     start_hash  bytea;

@@ -35,7 +35,7 @@ COMMENT ON TABLE pgctx.tools IS
 CREATE OR REPLACE FUNCTION pgctx.declare_tool(tool text, effect text, identifier_args text[] DEFAULT '{}',
                                               description text DEFAULT NULL) RETURNS text
 LANGUAGE sql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
     INSERT INTO pgctx.tools AS t (tool, effect, identifier_args, description)
     VALUES (tool, effect, identifier_args, description)
     ON CONFLICT (tool) DO UPDATE
@@ -57,23 +57,27 @@ RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_
                result_seq bigint, answer_seq bigint, outcome text, request_id text, error text,
                status text, identifiers text[])
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
     WITH bounds AS (
         SELECT coalesce(upto, (SELECT c.head_seq FROM pgctx.conversations c
                                 WHERE c.conversation_id = tool_calls.conversation_id)) AS upto
     ), touched AS (
-        SELECT e.payload->>'call_id' AS call_id
+        -- the range itself, by primary key
+        SELECT DISTINCT e.payload->>'call_id' AS call_id
           FROM pgctx.events e, bounds b
          WHERE e.conversation_id = tool_calls.conversation_id
            AND e.seq > from_seq AND e.seq <= b.upto
            AND e.kind IN ('tool_call', 'tool_result', 'status_query')
+           AND e.payload ? 'call_id'
     ), calls AS (
-        SELECT DISTINCT ON (e.payload->>'call_id') e.seq, e.payload
-          FROM pgctx.events e, bounds b
-         WHERE e.conversation_id = tool_calls.conversation_id
-           AND e.kind = 'tool_call' AND e.seq <= b.upto
-           AND (e.payload->>'call_id') IN (SELECT t.call_id FROM touched t)
-         ORDER BY e.payload->>'call_id', e.seq
+        -- each call by its id (events_call_id), wherever it lies in the history
+        SELECT c.seq, c.payload
+          FROM touched t, bounds b
+         CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM pgctx.events e
+                              WHERE e.conversation_id = tool_calls.conversation_id
+                                AND e.kind = 'tool_call' AND e.payload->>'call_id' = t.call_id
+                                AND e.seq <= b.upto
+                              ORDER BY e.seq LIMIT 1) c
     )
     SELECT c.payload->>'call_id',
            c.payload->>'tool',
@@ -113,11 +117,12 @@ SET search_path = pg_catalog, pgctx AS $$
                             AND a.payload->>'call_id' = c.payload->>'call_id'
                             AND a.seq > c.seq AND a.seq <= b.upto
                           ORDER BY a.seq DESC LIMIT 1) ans ON true
-      LEFT JOIN LATERAL (SELECT min(a.seq) AS seq FROM pgctx.events a
+      LEFT JOIN LATERAL (SELECT a.seq FROM pgctx.events a
                           WHERE a.conversation_id = tool_calls.conversation_id
                             AND a.kind = 'tool_result'
                             AND a.payload->>'call_id' = c.payload->>'call_id'
-                            AND a.seq > c.seq) res ON true
+                            AND a.seq > c.seq
+                          ORDER BY a.seq LIMIT 1) res ON true
      ORDER BY c.seq
 $$;
 
@@ -128,7 +133,7 @@ COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint) IS
 CREATE OR REPLACE FUNCTION pgctx.open_approvals(conversation_id text, from_seq bigint, to_seq bigint)
 RETURNS TABLE (approval_id text, seq bigint)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT r.payload->>'approval_id', r.seq
       FROM pgctx.events r
      WHERE r.conversation_id = open_approvals.conversation_id AND r.kind = 'approval'
@@ -145,7 +150,10 @@ $$;
 -- Python layer hands the summarizer model).
 CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint) RETURNS jsonb
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+    WITH calls AS MATERIALIZED (
+        SELECT * FROM pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq)
+    )
     SELECT jsonb_build_object(
         'omitted_event_range', jsonb_build_object('from', 1, 'to', to_seq),
         'last_event_id', to_seq,
@@ -153,12 +161,10 @@ SET search_path = pg_catalog, pgctx AS $$
             SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
                        'tool', t.tool, 'status', t.status, 'effect', t.effect,
                        'idempotency_key', t.idempotency_key, 'request_id', t.request_id, 'error', t.error,
-                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq)))
-              FROM pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq) t), '{}'),
+                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'result_seq', t.result_seq)))
+              FROM calls t), '{}'),
         'identifiers', coalesce((
-            SELECT jsonb_agg(DISTINCT i)
-              FROM pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq) t, unnest(t.identifiers) i
-             WHERE t.call_seq > from_seq), '[]'),
+            SELECT jsonb_agg(DISTINCT i) FROM calls t, unnest(t.identifiers) i WHERE t.call_seq > from_seq), '[]'),
         'open_approvals', coalesce((
             SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
               FROM pgctx.open_approvals(must_keep.conversation_id, from_seq, to_seq) a), '[]')

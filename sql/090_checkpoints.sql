@@ -80,7 +80,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_guard() RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head pgctx.fold_heads%ROWTYPE;
 BEGIN
@@ -143,7 +143,7 @@ $$;
 -- After a commit: move the CAS row and retire every other candidate of the conversation.
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_committed() RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     INSERT INTO pgctx.fold_heads AS h (conversation_id, version, cursor, checksum, tenant, committed_at)
     VALUES (NEW.conversation_id, NEW.version, NEW.cursor, NEW.checksum, NEW.tenant, NEW.decided_at)
@@ -160,7 +160,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgctx.fold_heads_guard() RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     IF TG_OP IN ('DELETE', 'TRUNCATE') THEN
         RAISE EXCEPTION USING ERRCODE = 'PC113', MESSAGE = format('%s of pgctx.fold_heads refused', TG_OP);

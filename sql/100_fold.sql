@@ -19,7 +19,7 @@
 --             status, the request id of every successful write and every failure reason, each
 --             identifier the tools used, every unanswered approval and unresolved call as a
 --             pending action, the omitted range and last_event_id; and every call the previous
---             summary tracked is still tracked;
+--             summary tracked as unresolved, or as a write with a request id, is still tracked;
 --       PC109 a fact confirmed by a user or a tool is not overridden by a new value unless the
 --             new value cites a user or tool event of this range (article 七.4).
 --   * A PREPARED candidate is always based on the committed fold: prepare and commit serialize
@@ -36,7 +36,7 @@ CREATE OR REPLACE FUNCTION pgctx.fold_violations(
     schema_version integer
 ) RETURNS TABLE (sqlstate text, message text)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head_seq   bigint;
     previous   jsonb;
@@ -56,12 +56,14 @@ BEGIN
         RETURN;
     END IF;
 
+    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor);
+
     -- atomic units: a call folded without its existing result; an approval split from its goal
     RETURN QUERY
         SELECT 'PC103', format('boundary %s splits tool call %s (seq %s) from its result (seq %s)',
-                               new_cursor, t.call_id, t.call_seq, t.result_seq)
-          FROM pgctx.tool_calls(fold_violations.conversation_id, base_cursor, new_cursor) t
-         WHERE t.call_seq > base_cursor AND t.result_seq > new_cursor;
+                               new_cursor, t.key, t.value->>'call_seq', t.value->>'result_seq')
+          FROM jsonb_each(keep->'tool_calls') AS t
+         WHERE (t.value->>'call_seq')::bigint > base_cursor AND (t.value->>'result_seq')::bigint > new_cursor;
     RETURN QUERY
         SELECT 'PC103', format('boundary %s splits approval (seq %s) from the goal it scopes (seq %s)',
                                new_cursor, e.seq, e.payload->>'scopes_event')
@@ -110,10 +112,8 @@ BEGIN
 
     IF base_version > 0 THEN
         SELECT c.summary INTO previous FROM pgctx.checkpoints c
-         WHERE c.conversation_id = fold_violations.conversation_id AND c.version = base_version;
+         WHERE c.conversation_id = fold_violations.conversation_id AND c.version = fold_violations.base_version;
     END IF;
-    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor);
-
     -- tool state: every call touched by the range, as derived
     FOR call IN SELECT key AS call_id, value AS derived FROM jsonb_each(keep->'tool_calls') LOOP
         claimed := summary->'tool_state'->call.call_id;
@@ -121,6 +121,10 @@ BEGIN
             RETURN QUERY SELECT 'PC108', format('tool_state misses call %s (%s, %s)', call.call_id,
                                                 call.derived->>'tool', call.derived->>'status');
             CONTINUE;
+        END IF;
+        IF claimed->>'effect' <> call.derived->>'effect' THEN
+            RETURN QUERY SELECT 'PC107', format('tool_state[%s] says effect %s but the call is %s', call.call_id,
+                                                claimed->>'effect', call.derived->>'effect');
         END IF;
         IF claimed->>'status' <> call.derived->>'status' THEN
             RETURN QUERY SELECT 'PC107', format('tool_state[%s] says %s but the events say %s%s', call.call_id,
@@ -156,16 +160,21 @@ BEGIN
         SELECT DISTINCT 'PC107', format('completed_actions[%s] (%s) is succeeded but cites call %s, which is %s',
                                         a.i - 1, a.f->>'action', t.call_id, t.status)
           FROM jsonb_array_elements(summary->'completed_actions') WITH ORDINALITY AS a(f, i)
-          JOIN pgctx.tool_calls(fold_violations.conversation_id, base_cursor, new_cursor) t
-            ON a.f->'source_event_ids' @> to_jsonb(t.call_seq)
-               OR a.f->'source_event_ids' @> to_jsonb(t.answer_seq)
+          JOIN jsonb_each(keep->'tool_calls') AS c(call_id, v)
+            ON (a.f->'source_event_ids') @> (c.v->'call_seq')
+               OR (a.f->'source_event_ids') @> coalesce(c.v->'answer_seq', '[]')
+          CROSS JOIN LATERAL (SELECT c.call_id, c.v->>'status' AS status) t
          WHERE a.f->>'status' = 'succeeded' AND t.status <> 'succeeded';
 
-    -- calls the previous summary tracked stay tracked, unchanged unless this range answered them
+    -- calls the previous summary tracked as unresolved, or as a write with a request id, stay
+    -- tracked (resolved reads and failures may age out), unchanged unless this range answered them
     RETURN QUERY
-        SELECT 'PC108', format('tool_state drops call %s, which the previous summary tracked as %s', t.k, t.v->>'status')
+        SELECT 'PC108', format('tool_state drops call %s, which the previous summary tracked as %s%s', t.k,
+                               t.v->>'status', coalesce(' with request_id ' || (t.v->>'request_id'), ''))
           FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
-         WHERE NOT (summary->'tool_state' ? t.k);
+         WHERE NOT (summary->'tool_state' ? t.k)
+           AND (t.v->>'status' IN ('running', 'unknown')
+                OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL));
     RETURN QUERY
         SELECT 'PC107', format('tool_state[%s] changed from %s to %s without an answer in this range',
                                t.k, t.v->>'status', summary->'tool_state'->t.k->>'status')
@@ -224,7 +233,7 @@ COMMENT ON FUNCTION pgctx.fold_violations(text, integer, bigint, bigint, jsonb, 
 -- Lock (creating if needed) the conversation's CAS row; checks the caller may fold it.
 CREATE OR REPLACE FUNCTION pgctx.lock_fold_head(conversation_id text) RETURNS pgctx.fold_heads
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     conv pgctx.conversations%ROWTYPE;
     head pgctx.fold_heads%ROWTYPE;
@@ -255,7 +264,7 @@ CREATE OR REPLACE FUNCTION pgctx.prepare_fold(
     summarizer text DEFAULT NULL
 ) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head      pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
     chain     record;
@@ -320,7 +329,7 @@ COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, int
 
 CREATE OR REPLACE FUNCTION pgctx.commit_fold(conversation_id text, version integer) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
     cp   pgctx.checkpoints%ROWTYPE;
@@ -348,7 +357,7 @@ COMMENT ON FUNCTION pgctx.commit_fold(text, integer) IS
 
 CREATE OR REPLACE FUNCTION pgctx.discard_fold(conversation_id text, version integer, reason text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
     cp   pgctx.checkpoints%ROWTYPE;

@@ -18,7 +18,7 @@
 CREATE OR REPLACE FUNCTION pgctx.recheck_prepared(cp pgctx.checkpoints, head pgctx.fold_heads, chain_ok boolean,
                                                   first_bad_seq bigint) RETURNS text
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     problem text;
 BEGIN
@@ -45,7 +45,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgctx.recover(conversation_id text) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head        pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
     verified    pgctx.verified_points%ROWTYPE;

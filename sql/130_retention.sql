@@ -7,7 +7,7 @@
 
 CREATE OR REPLACE FUNCTION pgctx.prune_checkpoints(conversation_id text, keep integer) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx AS $$
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head    pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
     removed integer;
