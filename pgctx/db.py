@@ -31,7 +31,7 @@ PREPARE_FOLD = (
 )
 COMMIT_FOLD = "SELECT pgctx.commit_fold(%s, %s)"
 DISCARD_FOLD = "SELECT pgctx.discard_fold(%s, %s, %s)"
-RECOVER = "SELECT pgctx.recover(%s)"
+RECOVER = "SELECT pgctx.recover(%s, full_check => %s)"
 MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s)"
 FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s)"
 COMMITTED_FOLD = (

@@ -62,10 +62,14 @@ def discard_fold(conn: db.Connectable, conversation_id: str, version: int, reaso
         c.execute(db.DISCARD_FOLD, (conversation_id, version, reason))
 
 
-def recover(conn: db.Connectable, conversation_id: str) -> dict[str, Any]:
-    """pgctx.recover: deterministic, idempotent; returns its report (``changed`` False on a rerun)."""
+def recover(conn: db.Connectable, conversation_id: str, *, full_check: bool = False) -> dict[str, Any]:
+    """pgctx.recover: deterministic, idempotent; returns its report (``changed`` False on a rerun).
+
+    The chain is verified from the last point recovery verified; ``full_check`` verifies it from
+    genesis, which also finds edits below that point that left the stored hashes alone.
+    """
     with db.transaction(conn) as c:
-        return c.execute(db.RECOVER, (conversation_id,)).fetchone()[0]
+        return c.execute(db.RECOVER, (conversation_id, full_check)).fetchone()[0]
 
 
 def must_keep(conn: db.Connectable, conversation_id: str, from_seq: int, to_seq: int) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 -- 030: the append-only, hash-chained event log.
 --
 -- Invariants enforced here, for every insert path (pgctx.append_event, pgctx.append_events,
--- plain INSERT, COPY):
+-- plain INSERT, and COPY by the owner: PostgreSQL refuses COPY FROM under row-level security):
 --   * seq is 1, 2, 3... per conversation with no gap and no reuse; callers cannot choose seq,
 --     prev_hash, hash, tenant or created_at (the trigger overwrites them).
 --   * hash = pgctx.event_hash(id, seq, kind, prev_hash, canonical payload) and prev_hash is the

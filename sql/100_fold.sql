@@ -6,7 +6,8 @@
 --       PC100 expected_version is the committed version (else someone folded first);
 --       PC101 the range starts at the committed cursor + 1 and is not empty;
 --       PC102 the new cursor is not beyond the head;
---       PC110 the chain verifies up to the new cursor (a fold never covers a broken chain);
+--       PC110 the chain verifies from the committed cursor (its hash unchanged) to the head
+--             wherever that covers the new range (a fold never covers a broken chain);
 --       PC103 the boundary splits no atomic unit: a tool call and its results, an approval and
 --             the goal event it scopes (payload.scopes_event);
 --       PC104/PC105 the summary is valid against its registered schema_version;
@@ -268,7 +269,7 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head      pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
     chain     record;
-    verified  pgctx.verified_points%ROWTYPE;
+    committed_hash bytea;
     problems  text[];
     first_state   text;
     first_message text;
@@ -286,21 +287,18 @@ BEGIN
             MESSAGE = format('range must start at the committed cursor + 1 = %s, not %s', head.cursor + 1, expected_cursor + 1);
     END IF;
 
-    -- Verify the chain from the last verified point: a fold never covers a broken chain.
-    SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = prepare_fold.conversation_id;
-    SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => coalesce(verified.seq, 0),
-                                                from_hash => verified.hash);
+    -- Verify the chain from the committed fold's cursor (whose hash must still be the one the
+    -- committed checkpoint recorded) to the head: a fold never covers a broken chain, and the
+    -- cost is the unfolded tail, not the history. Edits below the committed cursor are recovery's
+    -- business (pgctx.recover verifies from genesis, or from its own last verified point).
+    SELECT c.chain_hash INTO committed_hash FROM pgctx.checkpoints c
+     WHERE c.conversation_id = prepare_fold.conversation_id AND c.version = head.version;
+    SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => head.cursor, from_hash => committed_hash);
     IF NOT chain.ok AND chain.first_bad_seq <= new_cursor THEN
         RAISE EXCEPTION USING ERRCODE = 'PC110',
             MESSAGE = format('cannot fold %s up to seq %s: chain broken at seq %s: %s',
                              conversation_id, new_cursor, chain.first_bad_seq, chain.reason),
             HINT = 'SELECT pgctx.recover(conversation_id) reports what needs a human';
-    ELSIF chain.ok THEN
-        -- remember how far the chain verified, so the next fold verifies only what is new
-        INSERT INTO pgctx.verified_points AS v (conversation_id, seq, hash, tenant)
-        VALUES (conversation_id, chain.head_seq, chain.head_hash, head.tenant)
-        ON CONFLICT ON CONSTRAINT verified_points_pkey DO UPDATE
-           SET seq = excluded.seq, hash = excluded.hash, verified_at = now();
     END IF;
 
     SELECT array_agg(v.sqlstate || ': ' || v.message), (array_agg(v.sqlstate))[1], (array_agg(v.message))[1]

@@ -3,8 +3,10 @@
 -- Invariants enforced here:
 --   * recover(conversation_id) is deterministic and idempotent: the same state gives the same
 --     actions, and a second run finds nothing to do ("changed": false) and writes nothing.
---   * It verifies the chain from the last verified point (from genesis if that point itself no
---     longer matches), and records the new verified point only when it moved.
+--   * It verifies the chain from the last point recovery verified (from genesis the first time,
+--     when that point no longer matches, or with full_check), and records the new verified point
+--     only when it moved. Stated limit: an edit below the last verified point that leaves the
+--     stored hashes alone is found by full_check (or `pgctx verify`), not by the incremental run.
 --   * Every PREPARED fold is re-checked (still based on the committed fold, chain intact over
 --     its range, chain hash at its cursor unchanged, schema registered, checksum, and every
 --     fold rule of 100 again) and committed — the oldest valid one — or discarded with the reason.
@@ -43,7 +45,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION pgctx.recover(conversation_id text) RETURNS jsonb
+CREATE OR REPLACE FUNCTION pgctx.recover(conversation_id text, full_check boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
@@ -58,10 +60,14 @@ DECLARE
     actions     jsonb := '[]';
     interrupted jsonb;
     recovery_seq bigint;
+    recovery_hash bytea;
     last_recovery bigint;
 BEGIN
-    -- 1. the chain, from the last verified point
-    SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = recover.conversation_id;
+    -- 1. the chain, from the last point recovery verified (from genesis the first time, or when
+    --    full_check is asked for)
+    IF NOT full_check THEN
+        SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = recover.conversation_id;
+    END IF;
     SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => coalesce(verified.seq, 0),
                                                 from_hash => verified.hash);
     IF NOT chain.ok AND verified.seq IS NOT NULL AND chain.first_bad_seq <= verified.seq THEN
@@ -131,7 +137,13 @@ BEGIN
     IF interrupted IS NOT NULL THEN
         INSERT INTO pgctx.events (conversation_id, kind, payload)
         VALUES (conversation_id, 'recovery', jsonb_build_object('interrupted_calls', interrupted))
-        RETURNING seq INTO recovery_seq;
+        RETURNING seq, hash INTO recovery_seq, recovery_hash;
+        IF chain.ok THEN
+            -- the new event links to the head just verified: the verified point moves with it,
+            -- so that a second run finds nothing to do
+            UPDATE pgctx.verified_points v SET seq = recovery_seq, hash = recovery_hash, verified_at = now()
+             WHERE v.conversation_id = recover.conversation_id;
+        END IF;
         actions := actions || to_jsonb(format('%s running call(s) marked unknown by recovery event seq %s',
                                               jsonb_array_length(interrupted), recovery_seq));
     END IF;
@@ -156,5 +168,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.recover(text) IS
+COMMENT ON FUNCTION pgctx.recover(text, boolean) IS
     'Deterministic, idempotent recovery: verify the chain, resolve PREPARED folds, fall back past a break, mark interrupted calls unknown; returns a report.';

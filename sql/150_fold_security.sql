@@ -20,7 +20,7 @@ GRANT EXECUTE ON FUNCTION
     pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text),
     pgctx.commit_fold(text, integer),
     pgctx.discard_fold(text, integer, text),
-    pgctx.recover(text),
+    pgctx.recover(text, boolean),
     pgctx.declare_tool(text, text, text[], text)
     TO pgctx_app;
 GRANT EXECUTE ON FUNCTION
