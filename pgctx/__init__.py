@@ -3,6 +3,7 @@
 The event log's rules live in SQL (see sql/); these functions are thin calls of it.
 """
 
+from pgctx.branches import confirm_mainline, fork_conversation
 from pgctx.bundle import export_bundle, verify_bundle
 from pgctx.canonical import canonical_json
 from pgctx.digest import take_digest, verify_against_digest
@@ -30,9 +31,11 @@ __all__ = [
     "append_many",
     "canonical_json",
     "commit_fold",
+    "confirm_mainline",
     "committed_fold",
     "discard_fold",
     "fold_violations",
+    "fork_conversation",
     "must_keep",
     "prepare_fold",
     "recover",

@@ -3,12 +3,13 @@
 Format (one JSON object per line, UTF-8, lines end with "\\n" only):
 
 * line 1, the header: ``{"format": "pgctx-bundle", "version": 1, "conversation_id", "tenant",
-  "genesis_hash", "head_seq", "head_hash", "exported_at"}``;
+  "genesis_hash", "head_seq", "head_hash", "base_seq", "forked_from", "exported_at"}``;
 * then one line per event in seq order: ``{"seq", "kind", "event_key", "prev_hash", "hash",
   "created_at", "payload"}``, hashes in hex. ``payload`` is written exactly as PostgreSQL prints
   it, so numbers keep every digit.
 
-The verifier recomputes the genesis from the conversation id and every hash with
+The verifier recomputes the genesis from the conversation id (a branch's genesis is its source's
+hash at the fork point: verify the source's bundle to prove it) and every hash with
 :mod:`pgctx.canonical`, the byte-for-byte Python twin of the SQL canonical form, and reports the
 first bad seq the way ``pgctx.verify_chain`` does.
 """
@@ -36,7 +37,8 @@ def export_bundle(conn: db.Connectable, conversation_id: str, out: IO[str]) -> i
     with db.transaction(conn) as c, c.cursor(name="pgctx_export") as cur:
         cur.itersize = 1000  # a server-side cursor streams long conversations in pages
         cur.execute(db.EXPORT, (conversation_id,))
-        for tenant, genesis, head_seq, head_hash, seq, kind, event_key, prev_hash, hash_, created_at, payload in cur:
+        for (tenant, genesis, head_seq, head_hash, base_seq, forked_from,
+             seq, kind, event_key, prev_hash, hash_, created_at, payload) in cur:
             if not found:
                 found = True
                 header = {
@@ -47,6 +49,8 @@ def export_bundle(conn: db.Connectable, conversation_id: str, out: IO[str]) -> i
                     "genesis_hash": genesis,
                     "head_seq": head_seq,
                     "head_hash": head_hash,
+                    "base_seq": base_seq,
+                    "forked_from": forked_from,
                     "exported_at": datetime.now(timezone.utc).isoformat(),
                 }
                 out.write(json.dumps(header, ensure_ascii=False) + "\n")
@@ -115,7 +119,11 @@ def verify_bundle(
     def report(ok: bool, checked: int, bad: int | None, reason: str, anchored: bool = False) -> ChainReport:
         return ChainReport(conversation_id, ok, checked, bad, reason, head_seq, head_hash, anchored)
 
-    prior_seq, prior_hash = 0, genesis_hash(conversation_id)
+    if header.get("forked_from") is None:
+        prior_seq, prior_hash = 0, genesis_hash(conversation_id)
+    else:  # a branch starts from its source's hash at the fork point, which only the source proves
+        prior_seq = _field(header, "base_seq", int, 1)
+        prior_hash = bytes.fromhex(_field(header, "genesis_hash", str, 1))
     hashes: dict[int, bytes] = {}
     checked = 0
     for number, line in enumerate(lines, start=2):

@@ -34,12 +34,9 @@ DISCARD_FOLD = "SELECT pgctx.discard_fold(%s, %s, %s)"
 RECOVER = "SELECT pgctx.recover(%s, full_check => %s)"
 MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s)"
 FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s)"
-COMMITTED_FOLD = (
-    "SELECT h.version, h.cursor, k.summary FROM pgctx.fold_heads h"
-    " LEFT JOIN pgctx.checkpoints k ON k.conversation_id = h.conversation_id AND k.version = h.version"
-    " WHERE h.conversation_id = %s"
-)
-
+COMMITTED_FOLD = "SELECT version, cursor, summary FROM pgctx.committed_fold(%s)"
+FORK = "SELECT pgctx.fork_conversation(%s, %s, %s)"
+CONFIRM_MAINLINE = "SELECT pgctx.confirm_mainline(%s)"
 EVENTS_RANGE = (
     "SELECT seq, kind, payload FROM pgctx.events WHERE conversation_id = %s AND seq > %s AND seq <= %s ORDER BY seq"
 )
@@ -49,7 +46,7 @@ SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version 
 # One statement, so the header (conversation row) and the events come from one snapshot: a head
 # row out of step with the log is then visible in the bundle, not an artefact of two reads.
 EXPORT = (
-    "SELECT c.tenant::text, encode(c.genesis_hash, 'hex'), c.head_seq, encode(c.head_hash, 'hex'),"
+    "SELECT c.tenant::text, encode(c.genesis_hash, 'hex'), c.head_seq, encode(c.head_hash, 'hex'), c.base_seq, c.forked_from,"
     " e.seq, e.kind, e.event_key, encode(e.prev_hash, 'hex'), encode(e.hash, 'hex'), e.created_at, e.payload::text"
     " FROM pgctx.conversations c LEFT JOIN pgctx.events e ON e.conversation_id = c.conversation_id"
     " WHERE c.conversation_id = %s ORDER BY e.seq"

@@ -84,6 +84,10 @@ class InvalidVerifyRange(PgctxError):
     sqlstate = "PC015"
 
 
+class BranchAbandoned(PgctxError):
+    sqlstate = "PC016"
+
+
 class FoldConflict(PgctxError):
     sqlstate = "PC100"
 
@@ -146,6 +150,18 @@ class InvalidSummarySchema(PgctxError):
 
 class InvalidRetention(PgctxError):
     sqlstate = "PC115"
+
+
+class ForkNotAtFold(PgctxError):
+    sqlstate = "PC116"
+
+
+class ConversationExists(PgctxError):
+    sqlstate = "PC117"
+
+
+class NotABranch(PgctxError):
+    sqlstate = "PC118"
 
 
 class BundleError(PgctxError):

@@ -20,7 +20,8 @@ from pgctx.summary import SCHEMA_VERSION, Summary, dump
 
 @dataclass(frozen=True)
 class CommittedFold:
-    """A conversation's committed fold; version 0 and cursor 0 with no summary before the first."""
+    """A conversation's committed fold: version 0 before the first, at cursor 0 (or a branch's fork
+    point, continuing from its source's summary)."""
 
     version: int
     cursor: int
@@ -30,7 +31,9 @@ class CommittedFold:
 def committed_fold(conn: db.Connectable, conversation_id: str) -> CommittedFold:
     with db.transaction(conn) as c:
         row = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
-    return CommittedFold(*row) if row else CommittedFold(0, 0, None)
+    if row is None:
+        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+    return CommittedFold(*row)
 
 
 def prepare_fold(
@@ -102,8 +105,7 @@ def fold_request(conn: db.Connectable, conversation_id: str, new_cursor: int | N
         head = c.execute(db.HEAD_SEQ, (conversation_id,)).fetchone()
         if head is None:
             raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
-        row = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
-        version, cursor, previous = row if row else (0, 0, None)
+        _version, cursor, previous = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
         to_seq = head[0] if new_cursor is None else new_cursor
         events = [Event(*r) for r in c.execute(db.EVENTS_RANGE, (conversation_id, cursor, to_seq))]
         keep = c.execute(db.MUST_KEEP, (conversation_id, cursor, to_seq)).fetchone()[0]

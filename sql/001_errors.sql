@@ -47,6 +47,8 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
      'no conversation with this id is visible to the caller'),
     ('PC015', 'InvalidVerifyRange',
      'verify_chain was asked to resume or anchor at a seq that is negative or has no event'),
+    ('PC016', 'BranchAbandoned',
+     'the conversation is an abandoned branch: appends, forks and confirmation as mainline are refused'),
     ('PC100', 'FoldConflict',
      'the committed fold is no longer the one the candidate was prepared on (a concurrent fold won), or the candidate was discarded'),
     ('PC101', 'FoldNotContinuous',
@@ -78,7 +80,13 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC114', 'InvalidSummarySchema',
      'a summary schema uses keywords the SQL validator does not implement, or re-registers a version differently'),
     ('PC115', 'InvalidRetention',
-     'prune_checkpoints needs keep >= 1')
+     'prune_checkpoints needs keep >= 1'),
+    ('PC116', 'ForkNotAtFold',
+     'a conversation is forked only at its committed fold boundary'),
+    ('PC117', 'ConversationExists',
+     'a conversation with the new id already exists'),
+    ('PC118', 'NotABranch',
+     'the conversation has no branches to choose a mainline from')
 ON CONFLICT (sqlstate) DO UPDATE SET name = excluded.name, meaning = excluded.meaning;
 
 COMMENT ON TABLE pgctx.error_codes IS

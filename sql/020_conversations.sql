@@ -4,8 +4,8 @@
 --   * A tenant is a registered PostgreSQL role; a conversation belongs to at most one tenant
 --     (NULL = shared by every pgctx_app member) and never changes tenant (PC011).
 --   * A conversation row holds its chain's genesis hash and its head (last seq and hash). The
---     head moves only forward, only to the seq/hash of an event that exists; id, tenant, genesis
---     and creation facts never change (PC011). Conversations are never deleted or truncated
+--     head moves only forward, only to the seq/hash of an event that exists; id, tenant, genesis,
+--     fork point and creation facts never change (PC011); an abandoned branch stays abandoned. Conversations are never deleted or truncated
 --     (PC006): they anchor an append-only log.
 --   * The head row is the lock every append to the conversation takes (FOR UPDATE in the
 --     events trigger), so appends to one conversation serialize and appends to different
@@ -27,7 +27,14 @@ CREATE TABLE IF NOT EXISTS pgctx.conversations (
     head_seq         bigint NOT NULL DEFAULT 0 CHECK (head_seq >= 0),
     head_hash        bytea NOT NULL,
     created_at       timestamptz NOT NULL DEFAULT now(),
-    created_by       name NOT NULL DEFAULT session_user
+    created_by       name NOT NULL DEFAULT session_user,
+    -- branches (120_branches.sql): a fork's chain continues from its source's hash at base_seq
+    base_seq         bigint NOT NULL DEFAULT 0 CHECK (base_seq >= 0),
+    forked_from      text,
+    fork_version     integer,
+    family           text,
+    branch_status    text CHECK (branch_status IN ('open', 'mainline', 'abandoned')),
+    CHECK ((forked_from IS NULL) = (base_seq = 0))
 );
 
 COMMENT ON TABLE pgctx.conversations IS
@@ -109,10 +116,17 @@ BEGIN
        OR NEW.tenant IS DISTINCT FROM OLD.tenant
        OR NEW.genesis_hash IS DISTINCT FROM OLD.genesis_hash
        OR NEW.created_at IS DISTINCT FROM OLD.created_at
-       OR NEW.created_by IS DISTINCT FROM OLD.created_by THEN
+       OR NEW.created_by IS DISTINCT FROM OLD.created_by
+       OR (NEW.base_seq, NEW.forked_from, NEW.fork_version) IS DISTINCT FROM (OLD.base_seq, OLD.forked_from, OLD.fork_version)
+       OR (OLD.family IS NOT NULL AND NEW.family IS DISTINCT FROM OLD.family)
+       OR (OLD.branch_status = 'abandoned' AND NEW.branch_status IS DISTINCT FROM 'abandoned') THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC011',
-            MESSAGE = format('conversation %s: id, tenant, genesis and creation facts never change', OLD.conversation_id);
+            MESSAGE = format('conversation %s: id, tenant, genesis, fork point and creation facts never change, and an abandoned branch stays abandoned',
+                             OLD.conversation_id);
+    END IF;
+    IF (NEW.head_seq, NEW.head_hash) IS NOT DISTINCT FROM (OLD.head_seq, OLD.head_hash) THEN
+        RETURN NEW;  -- a branch status change
     END IF;
     IF NEW.head_seq < OLD.head_seq
        OR NOT EXISTS (SELECT 1 FROM pgctx.events e

@@ -146,6 +146,12 @@ BEGIN
             MESSAGE = format('conversation %s belongs to another tenant', NEW.conversation_id);
     END IF;
     NEW.tenant := conv.tenant;
+    IF conv.branch_status = 'abandoned' THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC016',
+            MESSAGE = format('conversation %s is an abandoned branch: another branch was confirmed as mainline',
+                             NEW.conversation_id);
+    END IF;
 
     IF NEW.event_key IS NOT NULL THEN
         SELECT kind, payload INTO prior FROM pgctx.events
@@ -170,7 +176,7 @@ BEGIN
         NEW.seq := prior.seq + 1;
         NEW.prev_hash := prior.hash;
     ELSE
-        NEW.seq := 1;
+        NEW.seq := conv.base_seq + 1;  -- 1, or the first seq after a branch's fork point
         NEW.prev_hash := conv.genesis_hash;
     END IF;
     NEW.hash := pgctx.event_hash(NEW.conversation_id, NEW.seq, NEW.kind, NEW.prev_hash, canonical);

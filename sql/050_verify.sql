@@ -47,9 +47,17 @@ BEGIN
     head_hash := conv.head_hash;
     anchored := false;
 
-    IF conv.genesis_hash <> pgctx.genesis_hash(conv.conversation_id) THEN
-        ok := false; checked := 0; first_bad_seq := 1;
-        reason := 'the conversation row''s genesis hash is not the genesis of its id';
+    -- the genesis of a conversation is the hash of its id; a branch's is its source's hash at
+    -- the fork point
+    IF (conv.forked_from IS NULL AND conv.genesis_hash <> pgctx.genesis_hash(conv.conversation_id))
+       OR (conv.forked_from IS NOT NULL AND NOT EXISTS (
+               SELECT 1 FROM pgctx.events s WHERE s.conversation_id = conv.forked_from
+                  AND s.seq = conv.base_seq AND s.hash = conv.genesis_hash)) THEN
+        ok := false; checked := 0; first_bad_seq := conv.base_seq + 1;
+        reason := CASE WHEN conv.forked_from IS NULL
+                       THEN 'the conversation row''s genesis hash is not the genesis of its id'
+                       ELSE format('the branch''s genesis is not the hash of %s at its fork point seq %s',
+                                   conv.forked_from, conv.base_seq) END;
         RETURN;
     END IF;
     IF from_seq IS NULL OR from_seq < 0 OR (anchor_seq IS NOT NULL AND anchor_seq < 1) THEN
@@ -57,7 +65,8 @@ BEGIN
             ERRCODE = 'PC015',
             MESSAGE = format('from_seq must be >= 0 and anchor_seq >= 1 (got %s, %s)', from_seq, anchor_seq);
     END IF;
-    IF from_seq = 0 THEN
+    IF from_seq <= conv.base_seq THEN  -- from the start (a branch starts at its fork point)
+        from_seq := conv.base_seq;
         start_hash := conv.genesis_hash;
     ELSE
         SELECT e.hash INTO start_hash FROM pgctx.events e

@@ -165,10 +165,11 @@ BEGIN
     IF TG_OP IN ('DELETE', 'TRUNCATE') THEN
         RAISE EXCEPTION USING ERRCODE = 'PC113', MESSAGE = format('%s of pgctx.fold_heads refused', TG_OP);
     END IF;
-    IF NEW.version = 0 AND NEW.cursor = 0 AND NEW.checksum IS NULL
+    IF NEW.version = 0 AND NEW.checksum IS NULL
+       AND NEW.cursor = (SELECT c.base_seq FROM pgctx.conversations c WHERE c.conversation_id = NEW.conversation_id)
        AND (TG_OP = 'INSERT' OR NEW.fallback_reason IS NOT NULL) THEN
-        -- "nothing folded": the row prepare_fold creates and locks, or recovery's fallback when
-        -- no committed checkpoint lies before a break in the chain
+        -- "nothing folded" (cursor 0, or a branch's fork point): the row prepare_fold creates and
+        -- locks, or recovery's fallback when no committed checkpoint lies before a break
         RETURN NEW;
     END IF;
     IF TG_OP = 'UPDATE' AND NEW.conversation_id IS DISTINCT FROM OLD.conversation_id THEN

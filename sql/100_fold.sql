@@ -28,6 +28,31 @@
 --   * commit_fold is the compare-and-swap of 090; losing a race is PC100, never an overwrite,
 --     and the loser's candidate is DISCARDED with the reason.
 
+-- The summary a fold on base_version continues from: that checkpoint's, or for a branch's first
+-- fold (version 0) its source's fold at the fork point.
+CREATE OR REPLACE FUNCTION pgctx.base_summary(conversation_id text, base_version integer) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN base_summary.base_version > 0 THEN
+               (SELECT k.summary FROM pgctx.checkpoints k
+                 WHERE k.conversation_id = base_summary.conversation_id AND k.version = base_summary.base_version)
+           ELSE
+               (SELECT k.summary FROM pgctx.conversations b
+                  JOIN pgctx.checkpoints k ON k.conversation_id = b.forked_from AND k.version = b.fork_version
+                 WHERE b.conversation_id = base_summary.conversation_id)
+           END
+$$;
+
+-- The committed fold a new fold builds on (version 0 and the start cursor before the first).
+CREATE OR REPLACE FUNCTION pgctx.committed_fold(conversation_id text,
+                                                OUT version integer, OUT cursor bigint, OUT summary jsonb)
+LANGUAGE sql STABLE AS $$
+    SELECT coalesce(h.version, 0), coalesce(h.cursor, c.base_seq),
+           pgctx.base_summary(c.conversation_id, coalesce(h.version, 0))
+      FROM pgctx.conversations c
+      LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
+     WHERE c.conversation_id = committed_fold.conversation_id
+$$;
+
 CREATE OR REPLACE FUNCTION pgctx.fold_violations(
     conversation_id text,
     base_version integer,
@@ -111,10 +136,7 @@ BEGIN
                   FROM jsonb_each(summary->'tool_state') AS t(k, f)) s
          WHERE s.id::numeric < 1 OR s.id::numeric > new_cursor;
 
-    IF base_version > 0 THEN
-        SELECT c.summary INTO previous FROM pgctx.checkpoints c
-         WHERE c.conversation_id = fold_violations.conversation_id AND c.version = fold_violations.base_version;
-    END IF;
+    previous := pgctx.base_summary(conversation_id, base_version);
     -- tool state: every call touched by the range, as derived
     FOR call IN SELECT key AS call_id, value AS derived FROM jsonb_each(keep->'tool_calls') LOOP
         claimed := summary->'tool_state'->call.call_id;
@@ -163,7 +185,7 @@ BEGIN
           FROM jsonb_array_elements(summary->'completed_actions') WITH ORDINALITY AS a(f, i)
           JOIN jsonb_each(keep->'tool_calls') AS c(call_id, v)
             ON (a.f->'source_event_ids') @> (c.v->'call_seq')
-               OR (a.f->'source_event_ids') @> coalesce(c.v->'answer_seq', '[]')
+               OR (c.v ? 'answer_seq' AND (a.f->'source_event_ids') @> (c.v->'answer_seq'))
           CROSS JOIN LATERAL (SELECT c.call_id, c.v->>'status' AS status) t
          WHERE a.f->>'status' = 'succeeded' AND t.status <> 'succeeded';
 
@@ -248,7 +270,7 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'PC010',
             MESSAGE = format('role %s is not a member of the tenant of conversation %s', session_user, conv.conversation_id);
     END IF;
-    INSERT INTO pgctx.fold_heads (conversation_id, tenant) VALUES (conv.conversation_id, conv.tenant)
+    INSERT INTO pgctx.fold_heads (conversation_id, cursor, tenant) VALUES (conv.conversation_id, conv.base_seq, conv.tenant)
     ON CONFLICT DO NOTHING;
     SELECT * INTO STRICT head FROM pgctx.fold_heads h WHERE h.conversation_id = conv.conversation_id FOR UPDATE;
     RETURN head;

@@ -114,7 +114,10 @@ BEGIN
                               AND e.seq = c.cursor AND e.hash = c.chain_hash)
              ORDER BY c.version DESC LIMIT 1;
             UPDATE pgctx.fold_heads h
-               SET version = coalesce(fallback.version, 0), cursor = coalesce(fallback.cursor, 0),
+               SET version = coalesce(fallback.version, 0),
+                   cursor = coalesce(fallback.cursor,
+                                     (SELECT c.base_seq FROM pgctx.conversations c
+                                       WHERE c.conversation_id = recover.conversation_id)),
                    checksum = fallback.checksum,
                    fallback_reason = format('chain broken at seq %s (%s); version %s (cursor %s) covered it',
                                             chain.first_bad_seq, chain.reason, head.version, head.cursor)

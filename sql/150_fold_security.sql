@@ -2,7 +2,8 @@
 --
 -- Invariants enforced here:
 --   * pgctx_app reads fold state and changes it only through prepare_fold, commit_fold,
---     discard_fold, recover and declare_tool (SECURITY DEFINER, search_path pinned); it has no
+--     discard_fold, recover, declare_tool, fork_conversation and confirm_mainline (SECURITY
+--     DEFINER, search_path pinned); it has no
 --     INSERT, UPDATE or DELETE on checkpoints, fold_heads or verified_points. Retention
 --     (prune_checkpoints) is the owner's. pgctx_auditor only reads.
 --   * The fold tables carry their conversation's tenant and are under the same forced
@@ -13,7 +14,8 @@ REVOKE ALL ON ALL TABLES IN SCHEMA pgctx FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgctx FROM PUBLIC;
 
 GRANT SELECT ON pgctx.checkpoints, pgctx.fold_heads, pgctx.verified_points, pgctx.tools, pgctx.summary_schemas,
-                pgctx.conversation_status, pgctx.fold_history, pgctx.side_effects, pgctx.chain_health
+                pgctx.conversation_status, pgctx.fold_history, pgctx.side_effects, pgctx.chain_health,
+                pgctx.branches
     TO pgctx_app, pgctx_auditor;
 
 GRANT EXECUTE ON FUNCTION
@@ -21,11 +23,15 @@ GRANT EXECUTE ON FUNCTION
     pgctx.commit_fold(text, integer),
     pgctx.discard_fold(text, integer, text),
     pgctx.recover(text, boolean),
-    pgctx.declare_tool(text, text, text[], text)
+    pgctx.declare_tool(text, text, text[], text),
+    pgctx.fork_conversation(text, bigint, text),
+    pgctx.confirm_mainline(text)
     TO pgctx_app;
 GRANT EXECUTE ON FUNCTION
     pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer),
     pgctx.must_keep(text, bigint, bigint),
+    pgctx.base_summary(text, integer),
+    pgctx.committed_fold(text),
     pgctx.tool_calls(text, bigint, bigint),
     pgctx.open_approvals(text, bigint, bigint),
     pgctx.summary_schema_error(integer, jsonb),

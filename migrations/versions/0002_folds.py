@@ -1,6 +1,6 @@
 """Folds: the summary schema and its SQL validator, tool state and must-keep derivation,
 checkpoints with PREPARED/COMMITTED/DISCARDED phases and compare-and-swap commit, recovery,
-retention, DBA views, and their privileges.
+branches, retention, DBA views, and their privileges.
 
 Revision ID: 0002
 Revises: 0001
@@ -23,6 +23,7 @@ FILES = [
     "090_checkpoints.sql",
     "100_fold.sql",
     "110_recover.sql",
+    "120_branches.sql",
     "130_retention.sql",
     "140_views.sql",
     "150_fold_security.sql",

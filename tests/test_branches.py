@@ -1,0 +1,167 @@
+"""Branches (article 十三): separate until a mainline is confirmed, never merged silently."""
+
+from __future__ import annotations
+
+import io
+
+import psycopg
+import pytest
+
+import pgctx
+from pgctx import errors
+from pgctx.demo import STORY
+from pgctx.folds import fold_request
+from pgctx.summarizers import BuiltinSummarizer
+
+SUMMARIZER = BuiltinSummarizer()
+
+
+def fold(conn, cid: str) -> int:
+    """Fold everything unfolded with the built-in summarizer; returns the new cursor."""
+    request = fold_request(conn, cid)
+    head = pgctx.committed_fold(conn, cid)
+    version = pgctx.prepare_fold(conn, cid, expected_version=head.version, expected_cursor=head.cursor,
+                                 new_cursor=request.to_seq, summary=SUMMARIZER.summarize(request))
+    return pgctx.commit_fold(conn, cid, version)
+
+
+@pytest.fixture
+def source(conn) -> str:
+    for kind, payload in STORY:
+        pgctx.append(conn, "order", kind, payload)
+    assert fold(conn, "order") == 6
+    return "order"
+
+
+def test_a_branch_chains_from_the_source_hash_at_the_fork_point(conn, source):
+    assert pgctx.fork_conversation(conn, source, 6, "order-b") == "order-b"
+    at_fork = conn.execute("SELECT hash FROM pgctx.events WHERE conversation_id = %s AND seq = 6", (source,)).fetchone()[0]
+    assert pgctx.append(conn, "order-b", "user", {"text": "deliver on 09-05 instead"}) == 7
+    assert pgctx.append(conn, source, "user", {"text": "keep 09-02"}) == 7
+    first = conn.execute("SELECT prev_hash FROM pgctx.events WHERE conversation_id = 'order-b' AND seq = 7").fetchone()[0]
+    assert first == at_fork
+    assert pgctx.verify(conn, "order-b").ok and pgctx.verify(conn, source).ok
+    # the branches stay separate: each log has its own seq 7
+    texts = conn.execute("SELECT conversation_id, payload->>'text' FROM pgctx.events WHERE seq = 7 ORDER BY 1").fetchall()
+    assert texts == [("order", "keep 09-02"), ("order-b", "deliver on 09-05 instead")]
+
+
+def test_a_branch_folds_on_from_the_source_summary(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    assert pgctx.committed_fold(conn, "order-b").cursor == 6
+    pgctx.append(conn, "order-b", "tool_call", {"tool": "refund", "call_id": "call-9", "idempotency_key": "k9",
+                                                 "arguments": {"order_id": "10086"}})
+    request = fold_request(conn, "order-b")
+    assert request.previous_summary == pgctx.committed_fold(conn, source).summary
+    assert fold(conn, "order-b") == 7
+    summary = pgctx.committed_fold(conn, "order-b").summary
+    assert summary["tool_state"]["call-1"]["request_id"] == "req-abc"  # carried over from the source
+    assert summary["tool_state"]["call-9"]["status"] == "running"
+
+
+def test_dropping_what_the_source_summary_kept_is_refused_on_the_branch(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.append(conn, "order-b", "user", {"text": "and one more thing"})
+    request = fold_request(conn, "order-b")
+    candidate = SUMMARIZER.summarize(request)
+    del candidate["tool_state"]["call-1"]
+    with pytest.raises(errors.MustKeepMissing):
+        pgctx.prepare_fold(conn, "order-b", expected_version=0, expected_cursor=6, new_cursor=7, summary=candidate)
+
+
+@pytest.mark.parametrize("at_seq", [0, 3, 7, None])
+def test_forks_are_taken_only_at_the_committed_fold_boundary(conn, source, at_seq):
+    pgctx.append(conn, source, "user", {"text": "unfolded"})
+    with pytest.raises(errors.ForkNotAtFold):
+        pgctx.fork_conversation(conn, source, at_seq, "order-b")
+    assert conn.execute("SELECT count(*) FROM pgctx.conversations").fetchone()[0] == 1
+
+
+def test_fork_refusals(conn, source):
+    with pytest.raises(errors.ConversationNotFound):
+        pgctx.fork_conversation(conn, "missing", 6, "x")
+    with pytest.raises(errors.InvalidConversationId):
+        pgctx.fork_conversation(conn, source, 6, " padded")
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    with pytest.raises(errors.ConversationExists):
+        pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.append(conn, "lonely", "user", {})
+    with pytest.raises(errors.NotABranch):
+        pgctx.confirm_mainline(conn, "lonely")
+
+
+def test_confirming_a_mainline_abandons_the_others_without_merging(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.fork_conversation(conn, source, 6, "order-c")
+    pgctx.append(conn, "order-b", "user", {"text": "plan b"})
+    before = conn.execute("SELECT conversation_id, seq, hash FROM pgctx.events ORDER BY 1, 2").fetchall()
+
+    decision = pgctx.confirm_mainline(conn, "order-b")
+    assert decision == {"mainline": "order-b", "abandoned": ["order", "order-c"], "changed": True}
+    rows = dict(conn.execute("SELECT conversation_id, branch_status FROM pgctx.branches").fetchall())
+    assert rows == {"order": "abandoned", "order-b": "mainline", "order-c": "abandoned"}
+    # nothing merged: the old events are untouched; the decision is one event on the mainline
+    after = conn.execute("SELECT conversation_id, seq, hash FROM pgctx.events ORDER BY 1, 2").fetchall()
+    assert set(before) <= set(after)
+    merge = conn.execute(
+        "SELECT seq, payload FROM pgctx.events WHERE kind = 'branch_merge'"
+    ).fetchall()
+    assert merge == [(8, {"mainline": "order-b", "abandoned": ["order", "order-c"], "family": "order"})]
+    assert len(after) == len(before) + 1
+
+    # abandoned branches refuse appends, forks and confirmation; a repeat confirmation is a no-op
+    for call in (lambda: pgctx.append(conn, "order-c", "user", {}),
+                 lambda: pgctx.confirm_mainline(conn, "order"),
+                 lambda: pgctx.fork_conversation(conn, "order-c", 6, "order-d")):
+        with pytest.raises(errors.BranchAbandoned):
+            call()
+    assert pgctx.confirm_mainline(conn, "order-b")["changed"] is False
+    assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == len(after)
+
+
+def test_branch_status_and_fork_point_cannot_be_rewritten_through_sql(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.confirm_mainline(conn, "order-b")
+    for statement in (
+        "UPDATE pgctx.conversations SET branch_status = 'open' WHERE conversation_id = 'order'",
+        "UPDATE pgctx.conversations SET base_seq = 2 WHERE conversation_id = 'order-b'",
+        "UPDATE pgctx.conversations SET forked_from = NULL, base_seq = 0 WHERE conversation_id = 'order-b'",
+        "UPDATE pgctx.conversations SET family = 'other' WHERE conversation_id = 'order-b'",
+    ):
+        with pytest.raises(psycopg.Error) as info:
+            conn.execute(statement)
+        assert info.value.sqlstate == "PC011", statement
+
+
+def test_a_branch_with_a_forged_genesis_fails_verification(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.append(conn, "order-b", "user", {"text": "plan b"})
+    conn.execute("ALTER TABLE pgctx.conversations DISABLE TRIGGER conversations_guard_row")
+    conn.execute("UPDATE pgctx.conversations SET genesis_hash = '\\x00' WHERE conversation_id = 'order-b'")
+    conn.execute("ALTER TABLE pgctx.conversations ENABLE ALWAYS TRIGGER conversations_guard_row")
+    report = pgctx.verify(conn, "order-b")
+    assert (report.ok, report.first_bad_seq) == (False, 7)
+    assert "fork point" in report.reason
+
+
+def test_a_branch_bundle_verifies_offline_from_its_fork_point(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.append_many(conn, "order-b", [{"kind": "user", "payload": {"n": i}} for i in range(3)])
+    out = io.StringIO()
+    assert pgctx.export_bundle(conn, "order-b", out) == 3
+    report = pgctx.verify_bundle(out.getvalue().encode().split(b"\n"))
+    assert (report.ok, report.checked, report.head_seq) == (True, 3, 9)
+
+
+def test_recover_on_a_branch_is_quiet_and_falls_back_to_the_fork_point(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.append_many(conn, "order-b", [{"kind": "user", "payload": {"n": i}} for i in range(3)])
+    assert fold(conn, "order-b") == 9
+    assert pgctx.recover(conn, "order-b")["changed"] is True  # records the verified point
+    assert pgctx.recover(conn, "order-b")["changed"] is False
+    conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER events_refuse_change")
+    conn.execute("UPDATE pgctx.events SET payload = '{\"n\": 99}' WHERE conversation_id = 'order-b' AND seq = 8")
+    conn.execute("ALTER TABLE pgctx.events ENABLE ALWAYS TRIGGER events_refuse_change")
+    report = pgctx.recover(conn, "order-b", full_check=True)
+    assert report["chain"]["first_bad_seq"] == 8
+    assert report["committed"]["version"] == 0 and report["committed"]["cursor"] == 6
