@@ -1,7 +1,7 @@
 """The `pgctx` command line.
 
-Exit codes: 0 everything checked out; 1 a verification found a problem; 2 the command could not
-run (bad arguments, no database, a pgctx error).
+Exit codes: 0 everything checked out; 1 a verification found a problem (or recovery found something
+a human must look at); 2 the command could not run (bad arguments, no database, a pgctx error).
 """
 
 from __future__ import annotations
@@ -62,14 +62,29 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     with psycopg.connect(_dsn(args)) as conn:
         rows = conn.execute(
-            "SELECT conversation_id, coalesce(tenant::text, '(shared)'), head_seq, head_hash, created_at"
-            " FROM pgctx.chain_heads ORDER BY conversation_id"
+            "SELECT conversation_id, coalesce(tenant::text, '(shared)'), head_seq, committed_version, committed_cursor,"
+            " prepared_folds, unknown_side_effects, fallback_reason IS NOT NULL"
+            " FROM pgctx.conversation_status ORDER BY conversation_id"
         ).fetchall()
-    print(f"{'conversation':<32} {'tenant':<16} {'head seq':>9}  head hash")
-    for cid, tenant, seq, hash_, _created in rows:
-        print(f"{cid:<32} {tenant:<16} {seq:>9}  {hash_[:16]}…")
+    print(f"{'conversation':<32} {'tenant':<12} {'head':>7} {'fold v':>6} {'cursor':>7} {'prepared':>8} {'unknown':>7}")
+    for cid, tenant, head, version, cursor, prepared, unknown, fell_back in rows:
+        flag = "  FELL BACK: see pgctx recover" if fell_back else ""
+        print(f"{cid:<32} {tenant:<12} {head:>7} {version:>6} {cursor:>7} {prepared:>8} {unknown:>7}{flag}")
     print(f"{len(rows)} conversation(s)")
     return OK
+
+
+def cmd_recover(args: argparse.Namespace) -> int:
+    with psycopg.connect(_dsn(args)) as conn:
+        ids = args.conversation or [row[0] for row in conn.execute("SELECT conversation_id FROM pgctx.chain_heads ORDER BY 1")]
+        reports = [pgctx.recover(conn, cid, full_check=args.full) for cid in ids]
+    for report in reports:
+        print(json.dumps(report, ensure_ascii=False, indent=1 if args.conversation else None))
+    needs_human = sum(bool(r["needs_human"]) for r in reports)
+    unknown = sum(len(r["unknown_side_effects"]) for r in reports)
+    print(f"{len(reports)} recovered, {sum(r['changed'] for r in reports)} changed, "
+          f"{unknown} unknown side effect(s) to query by idempotency key, {needs_human} need a human", file=sys.stderr)
+    return FAILED if needs_human else OK
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -132,7 +147,10 @@ def parser() -> argparse.ArgumentParser:
 
     command("demo", cmd_demo, "tell the order 10086 story on a throwaway PostgreSQL (or --dsn)")
     command("migrate", cmd_migrate, "install or upgrade the pgctx schema (alembic; safe to repeat)")
-    command("status", cmd_status, "list conversations and their chain heads")
+    command("status", cmd_status, "conversations: head, committed fold, PREPARED folds, unknown side effects")
+    r = command("recover", cmd_recover, "resolve PREPARED folds, verify chains, list unknown side effects")
+    r.add_argument("--conversation", action="append", help="only this conversation (repeatable)")
+    r.add_argument("--full", action="store_true", help="verify every chain from genesis, not from the last verified point")
     v = command("verify", cmd_verify, "recompute hash chains in the database")
     v.add_argument("--conversation", action="append", help="only this conversation (repeatable)")
     v.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")

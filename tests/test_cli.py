@@ -47,6 +47,9 @@ def test_verify_status_digest_export_round_trip(story, dsn, tmp_path):
     assert pgctx_cli("migrate", env_dsn=dsn).returncode == 0
     status = pgctx_cli("status", "--dsn", dsn)
     assert "order-10086" in status.stdout and "2 conversation(s)" in status.stdout
+    recovered = pgctx_cli("recover", "--dsn", dsn, "--conversation", "order-10086")
+    assert recovered.returncode == 0 and json.loads(recovered.stdout)["chain"]["ok"] is True
+    assert "0 need a human" in recovered.stderr
 
     verified = pgctx_cli("verify", env_dsn=dsn)
     assert verified.returncode == 0 and "2 consistent, 0 failed" in verified.stdout
@@ -82,6 +85,11 @@ def test_verify_status_digest_export_round_trip(story, dsn, tmp_path):
     rewritten = pgctx_cli("verify", "--dsn", dsn, "--against", str(tmp_path / "digest.json"))
     assert rewritten.returncode == 1
     assert "history rewritten" in rewritten.stdout and "1 failed" in rewritten.stdout
+
+    # an edit that left the stored hashes alone: recovery from genesis finds it and asks for a human
+    story.execute("UPDATE pgctx.events SET payload = '{\"text\": \"edited\"}' WHERE conversation_id = 'other'")
+    broken = pgctx_cli("recover", "--dsn", dsn, "--full")
+    assert broken.returncode == 1 and "1 need a human" in broken.stderr
 
 
 def test_verify_bundle_reports_a_tampered_file(story, dsn, tmp_path):
