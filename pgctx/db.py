@@ -32,7 +32,7 @@ PREPARE_FOLD = (
 COMMIT_FOLD = "SELECT pgctx.commit_fold(%s, %s)"
 DISCARD_FOLD = "SELECT pgctx.discard_fold(%s, %s, %s)"
 RECOVER = "SELECT pgctx.recover(%s, full_check => %s)"
-MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s)"
+MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s, %s)"
 FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s)"
 COMMITTED_FOLD = "SELECT version, cursor, summary FROM pgctx.committed_fold(%s)"
 FORK = "SELECT pgctx.fork_conversation(%s, %s, %s)"

@@ -18,6 +18,10 @@ from pgctx.summarizers import Event, FoldRequest
 from pgctx.summary import SCHEMA_VERSION, Summary, dump
 
 
+def _jsonb(value: dict[str, Any] | None) -> Jsonb | None:
+    return None if value is None else Jsonb(value, dumps=canonical_json)
+
+
 @dataclass(frozen=True)
 class CommittedFold:
     """A conversation's committed fold: version 0 before the first, at cursor 0 (or a branch's fork
@@ -48,8 +52,8 @@ def prepare_fold(
     summarizer: str | None = None,
 ) -> int:
     """Validate and store a candidate summary PREPARED; returns its version."""
-    params = (conversation_id, expected_version, expected_cursor, new_cursor,
-              Jsonb(dump(summary), dumps=canonical_json), schema_version, summarizer)
+    params = (conversation_id, expected_version, expected_cursor, new_cursor, _jsonb(dump(summary)),
+              schema_version, summarizer)
     with db.transaction(conn) as c:
         return c.execute(db.PREPARE_FOLD, params).fetchone()[0]
 
@@ -75,10 +79,11 @@ def recover(conn: db.Connectable, conversation_id: str, *, full_check: bool = Fa
         return c.execute(db.RECOVER, (conversation_id, full_check)).fetchone()[0]
 
 
-def must_keep(conn: db.Connectable, conversation_id: str, from_seq: int, to_seq: int) -> dict[str, Any]:
-    """What a summary of events from_seq+1..to_seq must keep (derived in SQL)."""
+def must_keep(conn: db.Connectable, conversation_id: str, from_seq: int, to_seq: int,
+              previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a summary of events from_seq+1..to_seq continuing ``previous`` must keep (derived in SQL)."""
     with db.transaction(conn) as c:
-        return c.execute(db.MUST_KEEP, (conversation_id, from_seq, to_seq)).fetchone()[0]
+        return c.execute(db.MUST_KEEP, (conversation_id, from_seq, to_seq, _jsonb(previous))).fetchone()[0]
 
 
 def fold_violations(
@@ -92,8 +97,7 @@ def fold_violations(
     schema_version: int = SCHEMA_VERSION,
 ) -> list[tuple[str, str]]:
     """Every (sqlstate, message) prepare_fold would refuse this candidate for; empty if none."""
-    params = (conversation_id, base_version, base_cursor, new_cursor, Jsonb(dump(summary), dumps=canonical_json),
-              schema_version)
+    params = (conversation_id, base_version, base_cursor, new_cursor, _jsonb(dump(summary)), schema_version)
     with db.transaction(conn) as c:
         return [tuple(r) for r in c.execute(db.FOLD_VIOLATIONS, params).fetchall()]
 
@@ -108,6 +112,6 @@ def fold_request(conn: db.Connectable, conversation_id: str, new_cursor: int | N
         _version, cursor, previous = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
         to_seq = head[0] if new_cursor is None else new_cursor
         events = [Event(*r) for r in c.execute(db.EVENTS_RANGE, (conversation_id, cursor, to_seq))]
-        keep = c.execute(db.MUST_KEEP, (conversation_id, cursor, to_seq)).fetchone()[0]
+        keep = c.execute(db.MUST_KEEP, (conversation_id, cursor, to_seq, _jsonb(previous))).fetchone()[0]
         schema = c.execute(db.SUMMARY_SCHEMA, (schema_version,)).fetchone()[0]
     return FoldRequest(conversation_id, cursor, to_seq, previous, events, keep, schema)

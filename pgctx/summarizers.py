@@ -146,17 +146,15 @@ class BuiltinSummarizer:
 
     @staticmethod
     def _pending(s: dict[str, Any], request: FoldRequest) -> None:
+        """Pending actions are re-derived each fold: unresolved calls and unanswered approvals."""
         calls = [
             {"action": f"resolve {state['status']} call {call_id} ({state['tool']}) by a status query",
              "blocking": True, "source_event_ids": state["source_event_ids"][:1]}
             for call_id, state in s["tool_state"].items() if state["status"] in ("running", "unknown")
         ]
-        answered = {str(e.payload.get("approval_id")) for e in request.events
-                    if e.kind == "approval" and e.payload.get("status") in ("granted", "denied")}
-        approvals = [p for p in s["pending"]
-                     if p["action"].startswith(APPROVAL) and p["action"][len(APPROVAL):] not in answered]
-        approvals += [{"action": f"{APPROVAL}{a['approval_id']}", "blocking": True, "source_event_ids": [a["seq"]]}
-                      for a in request.must_keep["open_approvals"]]
+        # the database lists every approval still unanswered, whenever it was requested
+        approvals = [{"action": f"{APPROVAL}{a['approval_id']}", "blocking": True, "source_event_ids": [a["seq"]]}
+                     for a in request.must_keep["open_approvals"]]
         s["pending"] = calls + approvals
         if approvals:
             s["task"]["status"] = "waiting_for_approval"

@@ -99,7 +99,8 @@ def json_schema() -> dict[str, Any]:
 
 
 def dump(summary: Summary | dict[str, Any]) -> dict[str, Any]:
-    """A summary as the JSON object pgctx stores (aliases, no unset optional noise)."""
+    """A summary as the JSON object pgctx stores (aliases; optional fields only when set)."""
     if isinstance(summary, Summary):
-        return summary.model_dump(by_alias=True, exclude_none=True)
+        # exclude_unset, not exclude_none: a required field may hold null (a fact's value)
+        return summary.model_dump(by_alias=True, mode="json", exclude_unset=True)
     return summary

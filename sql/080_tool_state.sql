@@ -51,8 +51,10 @@ CREATE INDEX IF NOT EXISTS events_recovery ON pgctx.events (conversation_id, seq
 CREATE INDEX IF NOT EXISTS events_approval ON pgctx.events (conversation_id, (payload->>'approval_id'), seq)
     WHERE kind = 'approval';
 
--- Every call made in from_seq+1..upto, or answered there, with its status as of upto.
-CREATE OR REPLACE FUNCTION pgctx.tool_calls(conversation_id text, from_seq bigint DEFAULT 0, upto bigint DEFAULT NULL)
+-- Every call made in from_seq+1..upto, or answered there, and the calls named in also_calls, with
+-- their status as of upto.
+CREATE OR REPLACE FUNCTION pgctx.tool_calls(conversation_id text, from_seq bigint DEFAULT 0, upto bigint DEFAULT NULL,
+                                            also_calls text[] DEFAULT '{}')
 RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_seq bigint,
                result_seq bigint, answer_seq bigint, outcome text, request_id text, error text,
                status text, identifiers text[])
@@ -69,6 +71,8 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
            AND e.seq > from_seq AND e.seq <= b.upto
            AND e.kind IN ('tool_call', 'tool_result', 'status_query')
            AND e.payload ? 'call_id'
+        UNION
+        SELECT unnest(also_calls)
     ), calls AS (
         -- each call by its id (events_call_id), wherever it lies in the history
         SELECT c.seq, c.payload
@@ -126,18 +130,19 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
      ORDER BY c.seq
 $$;
 
-COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint) IS
-    'Tool calls made or answered in from_seq+1..upto with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks).';
+COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) IS
+    'Tool calls made or answered in from_seq+1..upto (plus also_calls) with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks).';
 
--- Approvals requested in from_seq+1..to_seq and not answered by to_seq.
-CREATE OR REPLACE FUNCTION pgctx.open_approvals(conversation_id text, from_seq bigint, to_seq bigint)
+-- Approvals requested by to_seq and not answered by then (events_approval: cost grows with the
+-- number of approvals, not with the history).
+CREATE OR REPLACE FUNCTION pgctx.open_approvals(conversation_id text, to_seq bigint)
 RETURNS TABLE (approval_id text, seq bigint)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT r.payload->>'approval_id', r.seq
       FROM pgctx.events r
      WHERE r.conversation_id = open_approvals.conversation_id AND r.kind = 'approval'
-       AND r.seq > from_seq AND r.seq <= to_seq AND r.payload->>'status' = 'requested'
+       AND r.seq <= to_seq AND r.payload->>'status' = 'requested'
        AND NOT EXISTS (SELECT 1 FROM pgctx.events a
                         WHERE a.conversation_id = open_approvals.conversation_id AND a.kind = 'approval'
                           AND a.payload->>'approval_id' = r.payload->>'approval_id'
@@ -147,12 +152,20 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 $$;
 
 -- What any summary covering from_seq+1..to_seq must keep, as one JSON document (also what the
--- Python layer hands the summarizer model).
-CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint) RETURNS jsonb
+-- Python layer hands the summarizer model). With the previous summary it also re-derives every
+-- call that summary tracked as unresolved, or as a write with a request id: those stay tracked
+-- (a running call the restart interrupted turns unknown here).
+CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint,
+                                           previous jsonb DEFAULT NULL) RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
-    WITH calls AS MATERIALIZED (
-        SELECT * FROM pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq)
+    WITH carried AS (
+        SELECT coalesce(array_agg(t.k), '{}') AS ids
+          FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
+         WHERE t.v->>'status' IN ('running', 'unknown')
+            OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL)
+    ), calls AS MATERIALIZED (
+        SELECT t.* FROM carried, pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq, carried.ids) t
     )
     SELECT jsonb_build_object(
         'omitted_event_range', jsonb_build_object('from', 1, 'to', to_seq),
@@ -167,9 +180,9 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
             SELECT jsonb_agg(DISTINCT i) FROM calls t, unnest(t.identifiers) i WHERE t.call_seq > from_seq), '[]'),
         'open_approvals', coalesce((
             SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
-              FROM pgctx.open_approvals(must_keep.conversation_id, from_seq, to_seq) a), '[]')
+              FROM pgctx.open_approvals(must_keep.conversation_id, to_seq) a), '[]')
     )
 $$;
 
-COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint) IS
-    'What a summary covering from_seq+1..to_seq must keep (article 七.2): tool call states, identifiers, open approvals, omitted range.';
+COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint, jsonb) IS
+    'What a summary covering from_seq+1..to_seq, continuing from previous, must keep (article 七.2): tool call states, identifiers, open approvals, omitted range.';

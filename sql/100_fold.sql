@@ -18,9 +18,10 @@
 --             `succeeded` that the events do not show succeeded;
 --       PC108 every must-keep item is there (pgctx.must_keep): each call of the range with its
 --             status, the request id of every successful write and every failure reason, each
---             identifier the tools used, every unanswered approval and unresolved call as a
---             pending action, the omitted range and last_event_id; and every call the previous
---             summary tracked as unresolved, or as a write with a request id, is still tracked;
+--             identifier the tools used, every unanswered approval (of the whole history) and
+--             unresolved call as a pending action, the omitted range and last_event_id; and every
+--             call the previous summary tracked as unresolved, or as a write with a request id,
+--             is still tracked with its status as derived now;
 --       PC109 a fact confirmed by a user or a tool is not overridden by a new value unless the
 --             new value cites a user or tool event of this range (article 七.4).
 --   * A PREPARED candidate is always based on the committed fold: prepare and commit serialize
@@ -82,7 +83,8 @@ BEGIN
         RETURN;
     END IF;
 
-    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor);
+    previous := pgctx.base_summary(conversation_id, base_version);
+    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor, previous);
 
     -- atomic units: a call folded without its existing result; an approval split from its goal
     RETURN QUERY
@@ -97,16 +99,6 @@ BEGIN
          WHERE e.conversation_id = fold_violations.conversation_id AND e.kind = 'approval'
            AND e.seq > base_cursor AND jsonb_typeof(e.payload->'scopes_event') = 'number'
            AND ((e.seq <= new_cursor) <> ((e.payload->>'scopes_event')::numeric <= new_cursor));
-    -- (an approval after the boundary whose goal is inside it also splits the unit)
-    RETURN QUERY
-        SELECT 'PC103', format('boundary %s splits approval (seq %s) from the goal it scopes (seq %s)',
-                               new_cursor, e.seq, e.payload->>'scopes_event')
-          FROM pgctx.events e
-         WHERE e.conversation_id = fold_violations.conversation_id AND e.kind = 'approval'
-           AND e.seq > new_cursor AND jsonb_typeof(e.payload->'scopes_event') = 'number'
-           AND (e.payload->>'scopes_event')::numeric > base_cursor
-           AND (e.payload->>'scopes_event')::numeric <= new_cursor;
-
     schema_err := pgctx.summary_schema_error(schema_version, summary);
     IF schema_err IS NOT NULL THEN
         RETURN QUERY SELECT 'PC104', 'summary violates schema_version ' || schema_version || ': ' || schema_err;
@@ -136,13 +128,14 @@ BEGIN
                   FROM jsonb_each(summary->'tool_state') AS t(k, f)) s
          WHERE s.id::numeric < 1 OR s.id::numeric > new_cursor;
 
-    previous := pgctx.base_summary(conversation_id, base_version);
-    -- tool state: every call touched by the range, as derived
+    -- tool state: every call touched by the range or carried from the previous summary, as derived
     FOR call IN SELECT key AS call_id, value AS derived FROM jsonb_each(keep->'tool_calls') LOOP
         claimed := summary->'tool_state'->call.call_id;
         IF claimed IS NULL THEN
-            RETURN QUERY SELECT 'PC108', format('tool_state misses call %s (%s, %s)', call.call_id,
-                                                call.derived->>'tool', call.derived->>'status');
+            RETURN QUERY SELECT 'PC108', format('tool_state misses call %s (%s, %s)%s', call.call_id,
+                                                call.derived->>'tool', call.derived->>'status',
+                                                CASE WHEN (call.derived->>'call_seq')::bigint <= base_cursor
+                                                     THEN ', which the previous summary tracked' ELSE '' END);
             CONTINUE;
         END IF;
         IF claimed->>'effect' <> call.derived->>'effect' THEN
@@ -189,15 +182,16 @@ BEGIN
           CROSS JOIN LATERAL (SELECT c.call_id, c.v->>'status' AS status) t
          WHERE a.f->>'status' = 'succeeded' AND t.status <> 'succeeded';
 
-    -- calls the previous summary tracked as unresolved, or as a write with a request id, stay
-    -- tracked (resolved reads and failures may age out), unchanged unless this range answered them
+    -- calls the previous summary tracked as unresolved or as a write with a request id stay
+    -- tracked even where their events are not this conversation's (a branch's source)
     RETURN QUERY
         SELECT 'PC108', format('tool_state drops call %s, which the previous summary tracked as %s%s', t.k,
                                t.v->>'status', coalesce(' with request_id ' || (t.v->>'request_id'), ''))
           FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
-         WHERE NOT (summary->'tool_state' ? t.k)
+         WHERE NOT (summary->'tool_state' ? t.k) AND NOT (keep->'tool_calls' ? t.k)
            AND (t.v->>'status' IN ('running', 'unknown')
                 OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL));
+    -- and no call of the previous summary changes without an answer
     RETURN QUERY
         SELECT 'PC107', format('tool_state[%s] changed from %s to %s without an answer in this range',
                                t.k, t.v->>'status', summary->'tool_state'->t.k->>'status')

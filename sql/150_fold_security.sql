@@ -29,11 +29,11 @@ GRANT EXECUTE ON FUNCTION
     TO pgctx_app;
 GRANT EXECUTE ON FUNCTION
     pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer),
-    pgctx.must_keep(text, bigint, bigint),
+    pgctx.must_keep(text, bigint, bigint, jsonb),
     pgctx.base_summary(text, integer),
     pgctx.committed_fold(text),
-    pgctx.tool_calls(text, bigint, bigint),
-    pgctx.open_approvals(text, bigint, bigint),
+    pgctx.tool_calls(text, bigint, bigint, text[]),
+    pgctx.open_approvals(text, bigint),
     pgctx.summary_schema_error(integer, jsonb),
     pgctx.json_schema_error(jsonb, jsonb, jsonb, text),
     pgctx.json_type_matches(jsonb, jsonb),
