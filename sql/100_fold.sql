@@ -341,19 +341,31 @@ $$;
 COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text) IS
     'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED; returns its version.';
 
-CREATE OR REPLACE FUNCTION pgctx.commit_fold(conversation_id text, version integer) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER
+-- Under the conversation's fold-head lock (and its tenancy checks), the checkpoint or PC111.
+CREATE OR REPLACE FUNCTION pgctx.locked_checkpoint(conversation_id text, version integer) RETURNS pgctx.checkpoints
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
     cp   pgctx.checkpoints%ROWTYPE;
 BEGIN
     SELECT * INTO cp FROM pgctx.checkpoints c
-     WHERE c.conversation_id = commit_fold.conversation_id AND c.version = commit_fold.version;
+     WHERE c.conversation_id = locked_checkpoint.conversation_id AND c.version = locked_checkpoint.version;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'PC111',
             MESSAGE = format('conversation %s has no checkpoint version %s', conversation_id, version);
-    ELSIF cp.phase = 'DISCARDED' THEN
+    END IF;
+    RETURN cp;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.commit_fold(conversation_id text, version integer) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+DECLARE
+    cp pgctx.checkpoints%ROWTYPE := pgctx.locked_checkpoint(conversation_id, version);
+BEGIN
+    IF cp.phase = 'DISCARDED' THEN
         RAISE EXCEPTION USING ERRCODE = 'PC100',
             MESSAGE = format('fold conflict: checkpoint %s of %s was discarded: %s', version, conversation_id, cp.discard_reason);
     ELSIF cp.phase = 'COMMITTED' THEN
@@ -373,17 +385,11 @@ CREATE OR REPLACE FUNCTION pgctx.discard_fold(conversation_id text, version inte
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    head pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
-    cp   pgctx.checkpoints%ROWTYPE;
+    cp pgctx.checkpoints%ROWTYPE := pgctx.locked_checkpoint(conversation_id, version);
 BEGIN
-    SELECT * INTO cp FROM pgctx.checkpoints c
-     WHERE c.conversation_id = discard_fold.conversation_id AND c.version = discard_fold.version;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = 'PC111',
-            MESSAGE = format('conversation %s has no checkpoint version %s', conversation_id, version);
-    END IF;
+    -- a COMMITTED or DISCARDED checkpoint cannot change: the guard raises PC112
     UPDATE pgctx.checkpoints c SET phase = 'DISCARDED', discard_reason = coalesce(nullif(reason, ''), 'discarded')
-     WHERE c.conversation_id = discard_fold.conversation_id AND c.version = discard_fold.version;
+     WHERE c.conversation_id = cp.conversation_id AND c.version = cp.version;
 END
 $$;
 
