@@ -83,15 +83,21 @@ BEGIN
         RETURN;
     END IF;
 
-    -- One ordered pass: each row is compared with the row before it (lag) and rehashed.
-    WITH scan AS (
-        SELECT e.seq, e.hash,
-               lag(e.seq, 1, from_seq) OVER w AS prior_seq,
-               e.prev_hash = lag(e.hash, 1, start_hash) OVER w AS linked,
+    -- One pass: each row is rehashed while it is read (so the sort the window needs carries
+    -- small rows, not payloads: measured, sorting whole events spilled to disk), then compared
+    -- with the row before it (lag).
+    WITH hashed AS MATERIALIZED (
+        SELECT e.seq, e.hash, e.prev_hash,
                e.hash = pgctx.event_hash(e.conversation_id, e.seq, e.kind, e.prev_hash, e.payload::text) AS intact
           FROM pgctx.events e
          WHERE e.conversation_id = verify_chain.conversation_id AND e.seq > from_seq
-        WINDOW w AS (ORDER BY e.seq)
+    ), scan AS (
+        SELECT h.seq, h.hash,
+               lag(h.seq, 1, from_seq) OVER w AS prior_seq,
+               h.prev_hash = lag(h.hash, 1, start_hash) OVER w AS linked,
+               h.intact
+          FROM hashed h
+        WINDOW w AS (ORDER BY h.seq)
     ), judged AS (
         SELECT seq, hash,
                CASE WHEN seq <> prior_seq + 1 THEN prior_seq + 1 ELSE seq END AS bad_seq,
