@@ -1,8 +1,8 @@
 -- 050: chain verification and heads for external digests.
 --
 -- Invariants enforced here:
---   * verify_chain recomputes every hash of a conversation in one ordered scan (a window over
---     the primary key, no recursive walk) and reports the first bad seq with its reason: a
+--   * verify_chain recomputes every hash of a conversation in one ordered scan of the primary key
+--     (no recursive walk, no sort) and reports the first bad seq with its reason: a
 --     genesis that is not the one of the conversation id, a missing seq, a prev_hash that is not the previous event's hash, a hash that does not match
 --     the event's content and position, or a head row that disagrees with the last event.
 --   * It can resume from a previously verified point (from_seq, and optionally the hash that
@@ -35,6 +35,9 @@ DECLARE
     start_hash  bytea;
     last_seq    bigint;
     last_hash   bytea;
+    prior_seq   bigint;
+    prior_hash  bytea;
+    ev          record;
     stored      bytea;
 BEGIN
     SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = verify_chain.conversation_id;
@@ -83,50 +86,38 @@ BEGIN
         RETURN;
     END IF;
 
-    -- One pass: each row is rehashed while it is read (so the sort the window needs carries
-    -- small rows, not payloads: measured, sorting whole events spilled to disk), then compared
-    -- with the row before it (lag).
-    WITH hashed AS MATERIALIZED (
-        SELECT e.seq, e.hash, e.prev_hash,
-               e.hash = pgctx.event_hash(e.conversation_id, e.seq, e.kind, e.prev_hash, e.payload::text) AS intact
-          FROM pgctx.events e
-         WHERE e.conversation_id = verify_chain.conversation_id AND e.seq > from_seq
-    ), scan AS (
-        SELECT h.seq, h.hash,
-               lag(h.seq, 1, from_seq) OVER w AS prior_seq,
-               h.prev_hash = lag(h.hash, 1, start_hash) OVER w AS linked,
-               h.intact
-          FROM hashed h
-        WINDOW w AS (ORDER BY h.seq)
-    ), judged AS (
-        SELECT seq, hash,
-               CASE WHEN seq <> prior_seq + 1 THEN prior_seq + 1 ELSE seq END AS bad_seq,
-               CASE WHEN seq <> prior_seq + 1 THEN
-                        format('event seq %s is missing (next present is %s)', prior_seq + 1, seq)
-                    WHEN NOT linked THEN
-                        format('prev_hash of seq %s is not the hash of seq %s', seq, seq - 1)
-                    WHEN NOT intact THEN
-                        format('hash of seq %s does not match its content, kind, position or conversation', seq)
-               END AS problem
-          FROM scan
-    )
-    SELECT count(*),
-           (array_agg(bad_seq ORDER BY seq) FILTER (WHERE problem IS NOT NULL))[1],
-           (array_agg(problem ORDER BY seq) FILTER (WHERE problem IS NOT NULL))[1],
-           max(seq)
-      INTO checked, first_bad_seq, reason, last_seq
-      FROM judged;
+    -- One pass in seq order over the primary key, stopping at the first bad event. A plpgsql
+    -- loop, not a window query: the index already delivers seq order, so there is no sort, and
+    -- nothing is kept but the previous seq and hash (measured: the window query, which sorted,
+    -- ran at about 0.35x of raw sha256 over the payloads).
+    checked := 0;
+    prior_seq := from_seq;
+    prior_hash := start_hash;
+    FOR ev IN SELECT e.seq, e.kind, e.prev_hash, e.hash, e.payload::text AS canonical
+                FROM pgctx.events e
+               WHERE e.conversation_id = verify_chain.conversation_id AND e.seq > from_seq
+               ORDER BY e.seq LOOP
+        checked := checked + 1;
+        IF ev.seq <> prior_seq + 1 THEN
+            first_bad_seq := prior_seq + 1;
+            reason := format('event seq %s is missing (next present is %s)', prior_seq + 1, ev.seq);
+        ELSIF ev.prev_hash <> prior_hash THEN
+            first_bad_seq := ev.seq;
+            reason := format('prev_hash of seq %s is not the hash of seq %s', ev.seq, ev.seq - 1);
+        ELSIF ev.hash <> pgctx.event_hash(verify_chain.conversation_id, ev.seq, ev.kind, ev.prev_hash, ev.canonical) THEN
+            first_bad_seq := ev.seq;
+            reason := format('hash of seq %s does not match its content, kind, position or conversation', ev.seq);
+        END IF;
+        EXIT WHEN first_bad_seq IS NOT NULL;
+        prior_seq := ev.seq;
+        prior_hash := ev.hash;
+    END LOOP;
+    last_seq := prior_seq;
+    last_hash := prior_hash;
 
     IF first_bad_seq IS NOT NULL THEN
         ok := false;
         RETURN;
-    END IF;
-    last_seq := coalesce(last_seq, from_seq);
-    IF last_seq = from_seq THEN
-        last_hash := start_hash;
-    ELSE
-        SELECT e.hash INTO last_hash FROM pgctx.events e
-         WHERE e.conversation_id = verify_chain.conversation_id AND e.seq = last_seq;
     END IF;
 
     IF conv.head_seq > last_seq THEN
