@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -28,6 +29,7 @@ from pgctx.errors import UnrepresentableJSON
 EVENT_TAG = b"pgctx:event:v1"
 GENESIS_TAG = b"pgctx:genesis:v1"
 
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f])")
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -36,6 +38,21 @@ def canonical_json(value: Any) -> str:
     parts: list[str] = []
     _write(value, parts)
     return "".join(parts)
+
+
+def transport_json(value: Any) -> str:
+    """JSON text of a fold document (a summary) to send to PostgreSQL, which canonicalises it.
+
+    The C encoder does the common case; what it would not write exactly (a Decimal, NaN, a lone
+    surrogate, U+0000 — or an astral character, which it writes as a pair) goes through
+    :func:`canonical_json`, which writes it exactly or raises :class:`UnrepresentableJSON`.
+    Event payloads always go through :func:`canonical_json`, which also refuses non-string keys.
+    """
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=True)
+    except (TypeError, ValueError):
+        return canonical_json(value)
+    return canonical_json(value) if _SUSPECT_ESCAPE.search(text) else text
 
 
 def loads(text: str | bytes) -> Any:

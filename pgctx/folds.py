@@ -12,14 +12,14 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from pgctx import db
-from pgctx.canonical import canonical_json
+from pgctx.canonical import transport_json
 from pgctx.errors import ConversationNotFound
 from pgctx.summarizers import Event, FoldRequest
 from pgctx.summary import SCHEMA_VERSION, Summary, dump
 
 
 def _jsonb(value: dict[str, Any] | None) -> Jsonb | None:
-    return None if value is None else Jsonb(value, dumps=canonical_json)
+    return None if value is None else Jsonb(value, dumps=transport_json)
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ DECLARE
     call       record;
     claimed    jsonb;
     item       record;
+    leaves     text;
 BEGIN
     SELECT c.head_seq INTO head_seq FROM pgctx.conversations c WHERE c.conversation_id = fold_violations.conversation_id;
     IF new_cursor <= base_cursor THEN
@@ -200,13 +201,16 @@ BEGIN
            AND (summary->'tool_state'->t.k->>'status' IS DISTINCT FROM t.v->>'status'
                 OR summary->'tool_state'->t.k->>'request_id' IS DISTINCT FROM t.v->>'request_id');
 
-    -- identifiers the tools used appear somewhere in the summary
-    RETURN QUERY
-        SELECT 'PC108', format('identifier %s used by the tools appears nowhere in the summary', i.ident)
-          FROM jsonb_array_elements_text(keep->'identifiers') AS i(ident)
-         WHERE NOT EXISTS (SELECT 1 FROM jsonb_path_query(summary, 'strict $.**') AS leaf(v)
-                            WHERE jsonb_typeof(leaf.v) IN ('string', 'number')
-                              AND position(i.ident IN leaf.v #>> '{}') > 0);
+    -- identifiers the tools used appear somewhere in the summary (its text leaves, read once)
+    IF jsonb_array_length(keep->'identifiers') > 0 THEN
+        SELECT string_agg(leaf.v #>> '{}', E'\n') INTO leaves
+          FROM jsonb_path_query(summary, 'strict $.**') AS leaf(v)
+         WHERE jsonb_typeof(leaf.v) IN ('string', 'number');
+        RETURN QUERY
+            SELECT 'PC108', format('identifier %s used by the tools appears nowhere in the summary', i.ident)
+              FROM jsonb_array_elements_text(keep->'identifiers') AS i(ident)
+             WHERE position(i.ident IN coalesce(leaves, '')) = 0;
+    END IF;
 
     -- unanswered approvals are pending
     RETURN QUERY
