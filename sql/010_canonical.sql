@@ -26,9 +26,11 @@
 --   * Text that PostgreSQL cannot hold as jsonb (\u0000, lone surrogates, NaN, Infinity) is
 --     refused with PC007 by pgctx.payload_from_text, for psql users loading JSON text.
 
--- The SQL functions below are IMMUTABLE and call only immutable built-ins (textsend, not
--- convert_to, which is merely stable) so the planner can inline them into verify_chain's scan.
--- textsend gives the database's bytes; 000_schema.sql guarantees those are UTF-8.
+-- Bytes are taken with convert_to(x, 'UTF8'), never textsend(x): textsend converts to the
+-- *client* encoding, so a LATIN1 session would hash 'é' differently from everyone else. The hash
+-- helpers are therefore STABLE (as convert_to is), and plain SQL expressions, so the planner
+-- inlines them into the events trigger and verify_chain instead of calling them once per row
+-- (measured by bench/bench_eventlog.py: roughly half the trigger's CPU cost).
 
 CREATE OR REPLACE FUNCTION pgctx.max_payload_bytes() RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1048576 $$;
@@ -58,15 +60,17 @@ $$;
 -- number with trailing fractional zeros shows as digits '.' digits ending in '0' followed by a
 -- delimiter. Text without that pattern has nothing to trim (a string that happens to match
 -- only costs the slow path, which leaves strings alone).
+-- Not STRICT: a STRICT SQL function is only inlined when its body is strict, and CASE is not
+-- (the CASE already gives NULL for NULL).
 CREATE OR REPLACE FUNCTION pgctx.canonical_payload(value jsonb) RETURNS jsonb
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE WHEN value::text ~ '[0-9]\.[0-9]*0([],} ]|$)'
                 THEN pgctx.trim_numbers(value)
                 ELSE value END
 $$;
 
 CREATE OR REPLACE FUNCTION pgctx.canonical_text(value jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT pgctx.canonical_payload(value)::text
 $$;
 
@@ -74,21 +78,21 @@ COMMENT ON FUNCTION pgctx.canonical_text(jsonb) IS
     'pgctx canonical JSON v1 of a value (see sql/010_canonical.sql); for a stored payload it equals payload::text.';
 
 CREATE OR REPLACE FUNCTION pgctx.genesis_hash(conversation_id text) RETURNS bytea
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256('\x70676374783a67656e657369733a7631'::bytea      -- 'pgctx:genesis:v1'
-                  || int4send(octet_length(conversation_id)) || textsend(conversation_id))
+                  || int4send(octet_length(conversation_id)) || convert_to(conversation_id, 'UTF8'))
 $$;
 
 -- canonical is the canonical text of the payload (payload::text for a stored payload).
 CREATE OR REPLACE FUNCTION pgctx.event_hash(conversation_id text, seq bigint, kind text,
                                             prev_hash bytea, canonical text) RETURNS bytea
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256('\x70676374783a6576656e743a7631'::bytea           -- 'pgctx:event:v1'
-                  || int4send(octet_length(conversation_id)) || textsend(conversation_id)
+                  || int4send(octet_length(conversation_id)) || convert_to(conversation_id, 'UTF8')
                   || int8send(seq)
-                  || int4send(octet_length(kind)) || textsend(kind)
+                  || int4send(octet_length(kind)) || convert_to(kind, 'UTF8')
                   || prev_hash
-                  || textsend(canonical))
+                  || convert_to(canonical, 'UTF8'))
 $$;
 
 -- Parses JSON text into jsonb, turning PostgreSQL's parse errors for values it cannot hold into

@@ -71,11 +71,11 @@ CREATE TABLE IF NOT EXISTS pgctx.verified_points (
 
 CREATE OR REPLACE FUNCTION pgctx.checkpoint_checksum(schema_version integer, cursor bigint, chain_hash bytea,
                                                      summary jsonb) RETURNS bytea
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256('\x70676374783a636865636b706f696e743a7631'::bytea      -- 'pgctx:checkpoint:v1'
-                  || textsend(pgctx.canonical_text(jsonb_build_object(
+                  || convert_to(pgctx.canonical_text(jsonb_build_object(
                          'schema_version', schema_version, 'cursor', cursor,
-                         'chain_hash', encode(chain_hash, 'hex'), 'summary', summary))))
+                         'chain_hash', encode(chain_hash, 'hex'), 'summary', summary)), 'UTF8'))
 $$;
 
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_guard() RETURNS trigger

@@ -269,3 +269,13 @@ def test_verify_rejects_bad_ranges(conn, kwargs):
     pgctx.append(conn, "r", "user", {})
     with pytest.raises(errors.InvalidVerifyRange):
         pgctx.verify(conn, "r", **kwargs)
+
+
+def test_hashes_do_not_depend_on_the_client_encoding(dsn, conn):
+    """A LATIN1 session appends and verifies non-ASCII content with the same bytes as everyone."""
+    with psycopg.connect(dsn, autocommit=True, client_encoding="LATIN1") as latin1:
+        pgctx.append(latin1, "café", "user", {"text": "déjà vu"})
+        assert latin1.execute("SELECT pgctx.genesis_hash('café')").fetchone()[0] == genesis_hash("café")
+        assert pgctx.verify(latin1, "café").ok
+    pgctx.append(conn, "café", "assistant", {"text": "encore"})
+    assert_chain(conn, "café", 2)
