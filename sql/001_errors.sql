@@ -5,8 +5,8 @@
 --     standard class starts with P-C), listed in pgctx.error_codes with the name the Python layer
 --     uses for its exception class. A test checks that every ERRCODE raised in sql/ is listed here
 --     and that the Python mapping (pgctx/errors.py) has exactly these codes.
---   * Nothing raises a bare RAISE 'text' (P0001) for a domain failure: callers branch on SQLSTATE,
---     never on message text.
+--   * No domain failure is raised without its own ERRCODE (it would read as P0001): callers
+--     branch on SQLSTATE, never on message text.
 --
 -- Ranges: PC0xx event log and tenancy; PC1xx folds and checkpoints (later); PC2xx working context.
 

@@ -5,7 +5,7 @@
 --     columns a caller may choose) and call the append/verify functions. It has no UPDATE,
 --     DELETE or TRUNCATE anywhere, cannot disable triggers (that needs ownership) and cannot set
 --     session_replication_role (superuser only). pgctx_auditor may only read.
---   * No function is executable by PUBLIC; SECURITY DEFINER functions pin search_path (a test
+--   * No function is executable by PUBLIC; definer-rights functions pin their search path (a test
 --     checks both over the catalog).
 --   * Tenants: row-level security, forced so it binds the table owner too, shows a login role
 --     only the conversations of tenants it belongs to (plus shared ones, tenant NULL), and lets
@@ -48,7 +48,7 @@ ALTER TABLE pgctx.events FORCE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS conversations_read ON pgctx.conversations;
 CREATE POLICY conversations_read ON pgctx.conversations FOR SELECT
     USING (pgctx.tenant_visible(tenant));
--- Rows are created and their heads moved only by the events triggers (SECURITY DEFINER), on
+-- Rows are created and their heads moved only by the events triggers (definer rights), on
 -- behalf of session_user: these policies bind that code when the owner is not a superuser.
 DROP POLICY IF EXISTS conversations_create ON pgctx.conversations;
 CREATE POLICY conversations_create ON pgctx.conversations FOR INSERT
