@@ -77,6 +77,13 @@ LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     err   text;
 BEGIN
+    IF NOT (sch ?| ARRAY['$ref', 'anyOf', 'const', 'enum', 'properties', 'items', 'additionalProperties', 'required']) THEN
+        -- a bare type, the most common node: one check and out
+        IF sch ? 'type' AND NOT pgctx.json_type_matches(sch->'type', value) THEN
+            RETURN format('%s: expected %s, got %s', path, sch->>'type', jsonb_typeof(value));
+        END IF;
+        RETURN NULL;
+    END IF;
     IF sch ? '$ref' THEN
         RETURN pgctx.json_schema_error(root -> '$defs' -> split_part(sch->>'$ref', '/', 3), value, root, path);
     END IF;
