@@ -312,42 +312,39 @@ def test_head_rolled_back_events_left(conn, six, tamper):
     assert_detected(conn, six, 5, "head", "seq 4", "seq 6")
 
 
+def assert_only_the_digest_notices(conn, cid: str, digest: dict, bad_seq: int, *words: str) -> None:
+    """Clean in the database and in a bundle, but bad against the digest, in all three ways."""
+    seq, hash_ = digest_head(digest, cid)
+    assert_clean(pgctx.verify(conn, cid))
+    lines = export(conn, cid)
+    assert_clean(pgctx.verify_bundle(lines))
+    for report in (
+        digest_report(conn, digest, cid),
+        pgctx.verify(conn, cid, anchor_seq=seq, anchor_hash=hash_),
+        pgctx.verify_bundle(lines, anchor_seq=seq, anchor_hash=hash_),
+    ):
+        assert_bad(report, bad_seq, *words)
+
+
 def test_tail_truncated_head_fixed_needs_digest(conn, six, tamper):
     digest = pgctx.take_digest(conn)
-    seq, hash_ = digest_head(digest, six)
     with tamper():
         delete_events(conn, six, [5, 6])
         fix_head(conn, six)
     # stated limit: without an anchor, a consistently shortened chain looks fine
-    assert_clean(pgctx.verify(conn, six))
-    lines = export(conn, six)
-    assert_clean(pgctx.verify_bundle(lines))
-    for report in (
-        digest_report(conn, digest, six),
-        pgctx.verify(conn, six, anchor_seq=seq, anchor_hash=hash_),
-        pgctx.verify_bundle(lines, anchor_seq=seq, anchor_hash=hash_),
-    ):
-        assert_bad(report, 5, "truncated", "seq 6", "seq 4")
+    assert_only_the_digest_notices(conn, six, digest, 5, "truncated", "seq 6", "seq 4")
 
 
 def test_full_rewrite_needs_digest(conn, six, tamper):
     digest = pgctx.take_digest(conn)
-    seq, hash_ = digest_head(digest, six)
     before = [event_hash_hex(conn, six, s) for s in range(1, 7)]
     with tamper():
         set_payload(conn, six, 2, {"text": "forged", "score": 1.5})
         rechain(conn, six, 2)
     after = [event_hash_hex(conn, six, s) for s in range(1, 7)]
     assert [b == a for b, a in zip(before, after)] == [True] + [False] * 5  # seq 2 on all rehashed
-    assert_clean(pgctx.verify(conn, six))  # stated limit: consistent, but unanchored
-    lines = export(conn, six)
-    assert_clean(pgctx.verify_bundle(lines))
-    for report in (
-        digest_report(conn, digest, six),
-        pgctx.verify(conn, six, anchor_seq=seq, anchor_hash=hash_),
-        pgctx.verify_bundle(lines, anchor_seq=seq, anchor_hash=hash_),
-    ):
-        assert_bad(report, 6, "rewritten", "seq 6")
+    # stated limit: consistent, but unanchored
+    assert_only_the_digest_notices(conn, six, digest, 6, "rewritten", "seq 6")
 
 
 # --- (i): resuming from a verified point ----------------------------------------------------------
