@@ -6,9 +6,11 @@ The event log's rules live in SQL (see sql/); these functions are thin calls of 
 from pgctx.branches import confirm_mainline, fork_conversation
 from pgctx.bundle import export_bundle, verify_bundle
 from pgctx.canonical import canonical_json
+from pgctx.context import WorkingContext, build_context
 from pgctx.digest import take_digest, verify_against_digest
 from pgctx.errors import PgctxError
 from pgctx.eventlog import ChainReport, append, append_many, verify
+from pgctx.folding import FoldResult, Trigger, fold
 from pgctx.folds import (
     CommittedFold,
     commit_fold,
@@ -19,16 +21,47 @@ from pgctx.folds import (
     prepare_fold,
     recover,
 )
+from pgctx.reconcile import Resolution, UnknownCall, reconcile
 from pgctx.schema import migrate
+from pgctx.summarizers import BuiltinSummarizer, FoldRequest
 from pgctx.summary import Summary
+from pgctx.tokens import Budget, TokenCounter
+
+
+def __getattr__(name: str):
+    # the openai client is imported only by those who use it (it is slow to import)
+    if name == "OpenAISummarizer":
+        from pgctx.openai_summarizer import OpenAISummarizer
+
+        return OpenAISummarizer
+    if name == "CounterfactualProbe":
+        from pgctx.probe import CounterfactualProbe
+
+        return CounterfactualProbe
+    raise AttributeError(f"module 'pgctx' has no attribute {name!r}")
+
 
 __all__ = [
+    "Budget",
+    "BuiltinSummarizer",
     "ChainReport",
     "CommittedFold",
+    "CounterfactualProbe",
+    "FoldRequest",
+    "FoldResult",
+    "OpenAISummarizer",
     "PgctxError",
+    "Resolution",
     "Summary",
+    "TokenCounter",
+    "Trigger",
+    "UnknownCall",
+    "WorkingContext",
     "append",
     "append_many",
+    "build_context",
+    "fold",
+    "reconcile",
     "canonical_json",
     "commit_fold",
     "confirm_mainline",

@@ -7,18 +7,21 @@ translation boundary in :mod:`pgctx.errors`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Iterator
-from typing import Union
+import inspect
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar, Union
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from pgctx.errors import translated
 
-Connectable = Union[psycopg.Connection, ConnectionPool]
+Connectable = Union[psycopg.Connection, ConnectionPool, psycopg.AsyncConnection, AsyncConnectionPool]
 
-APPEND_EVENT = "SELECT pgctx.append_event(%s, %s, %s, %s, %s::regrole)"
+APPEND_EVENT = "SELECT pgctx.append_event(%s, %s, %s, %s, %s::regrole, %s)"
 APPEND_EVENTS = "SELECT ordinality, seq FROM pgctx.append_events(%s, %s, %s::regrole)"
 VERIFY_CHAIN = (
     "SELECT ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored"
@@ -42,6 +45,15 @@ EVENTS_RANGE = (
 )
 HEAD_SEQ = "SELECT head_seq FROM pgctx.conversations WHERE conversation_id = %s"
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
+FOLD_STATUS = (
+    "SELECT version, cursor, head_seq, boundary, unfolded_tokens, triggers FROM pgctx.fold_status(%s, %s)"
+)
+SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
+CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason FROM pgctx.context_events(%s)"
+UNKNOWN_CALLS = (
+    "SELECT call_id, tool, effect, idempotency_key, call_seq FROM pgctx.side_effects"
+    " WHERE conversation_id = %s AND status = 'unknown' ORDER BY call_seq"
+)
 
 # One statement, so the header (conversation row) and the events come from one snapshot: a head
 # row out of step with the log is then visible in the bundle, not an artefact of two reads.
@@ -67,3 +79,138 @@ def transaction(target: Connectable) -> Iterator[psycopg.Connection]:
         return
     with translated(), target.transaction():
         yield target
+
+
+# --- one implementation for sync and async connections -------------------------------------
+#
+# An operation that needs several round trips (fold, build_context, reconcile) is written once
+# as a generator that yields steps and receives their results; run() drives it on a psycopg
+# Connection or pool and returns the result, or, on an AsyncConnection or async pool, returns a
+# coroutine for the caller to await. Each Query is its own transaction (or a savepoint inside
+# the caller's), so no session state is kept between statements (pgbouncer in transaction mode);
+# Begin/End bracket the few steps that must share one transaction.
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Query:
+    sql: str
+    params: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Call:
+    """Call application code (a summarizer, a resolver); async callables are awaited."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+
+class Begin:
+    """Open a transaction that the following steps share, until End."""
+
+
+class End:
+    """Commit the transaction opened by the last Begin."""
+
+
+Op = Generator[Any, Any, T]
+
+
+def run(target: Connectable, op: Op[T]) -> T:
+    """Drive ``op`` on ``target``: its result, or an awaitable of it for async connections."""
+    if isinstance(target, (psycopg.AsyncConnection, AsyncConnectionPool)):
+        return _arun(target, op)  # type: ignore[return-value]
+    if isinstance(target, ConnectionPool):
+        with target.connection() as conn:
+            return run(conn, op)
+    conn = target
+    open_tx: list[psycopg.Transaction] = []
+    value: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                step = op.throw(error) if error is not None else op.send(value)
+            except StopIteration as stop:
+                return stop.value
+            value, error = None, None
+            try:
+                if isinstance(step, Query):
+                    with translated(), conn.transaction():
+                        value = conn.execute(step.sql, step.params).fetchall()
+                elif isinstance(step, Call):
+                    value = step.fn(*step.args)
+                elif step is Begin:
+                    tx = conn.transaction()
+                    tx.__enter__()
+                    open_tx.append(tx)
+                elif step is End:
+                    open_tx.pop().__exit__(None, None, None)
+                else:
+                    raise TypeError(f"unknown step {step!r}")
+            except Exception as exc:  # handed to the operation, which may recover or re-raise
+                error = exc
+    finally:
+        while open_tx:  # the operation ended inside Begin: roll back what it left open
+            open_tx.pop().__exit__(RuntimeError, RuntimeError("operation aborted"), None)
+
+
+async def _arun(target: psycopg.AsyncConnection | AsyncConnectionPool, op: Op[T]) -> T:
+    if isinstance(target, AsyncConnectionPool):
+        async with target.connection() as conn:
+            return await _arun(conn, op)
+    conn = target
+    open_tx: list[psycopg.AsyncTransaction] = []
+    value: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                step = op.throw(error) if error is not None else op.send(value)
+            except StopIteration as stop:
+                return stop.value
+            value, error = None, None
+            try:
+                if isinstance(step, Query):
+                    with translated():
+                        async with conn.transaction():
+                            value = await (await conn.execute(step.sql, step.params)).fetchall()
+                elif isinstance(step, Call):
+                    if inspect.iscoroutinefunction(step.fn) or inspect.iscoroutinefunction(
+                            getattr(step.fn, "__call__", None)):
+                        value = await step.fn(*step.args)
+                    else:
+                        # a blocking model call must not stall the event loop
+                        value = await asyncio.to_thread(step.fn, *step.args)
+                        if inspect.isawaitable(value):
+                            value = await value
+                elif step is Begin:
+                    tx = conn.transaction()
+                    await tx.__aenter__()
+                    open_tx.append(tx)
+                elif step is End:
+                    await open_tx.pop().__aexit__(None, None, None)
+                else:
+                    raise TypeError(f"unknown step {step!r}")
+            except Exception as exc:
+                error = exc
+    finally:
+        while open_tx:
+            await open_tx.pop().__aexit__(RuntimeError, RuntimeError("operation aborted"), None)
+
+
+def one(rows: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The single row a stored-function call returns."""
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+def first(query: Query) -> Op[Any]:
+    """The single value a stored-function call returns."""
+    return one((yield query))[0]
+
+
+def rows(query: Query) -> Op[list[tuple[Any, ...]]]:
+    return (yield query)

@@ -168,6 +168,40 @@ class BundleError(PgctxError):
     """An audit bundle or digest file is malformed (raised by the offline tools, no SQLSTATE)."""
 
 
+class SummarizerFailed(PgctxError):
+    """The summarizer gave no usable candidate; nothing was prepared or committed (no SQLSTATE).
+
+    ``reason`` is one of: ``timeout``, ``rate_limited``, ``server_error``, ``connection``,
+    ``malformed`` (not JSON / not the schema's shape), ``refusal`` (the model declined),
+    ``probe_mismatch`` (the counterfactual probe disagreed with the database), ``error`` (other).
+    """
+
+    def __init__(self, message: str, *, reason: str, detail: str | None = None, hint: str | None = None):
+        super().__init__(message, detail=detail, hint=hint)
+        self.reason = reason
+
+
+class ProbeMismatch(SummarizerFailed):
+    """The counterfactual probe's answers, given only the candidate, contradict the database."""
+
+    def __init__(self, message: str, *, mismatches: list[str]):
+        super().__init__(message, reason="probe_mismatch", detail="; ".join(mismatches))
+        self.mismatches = mismatches
+
+
+class ContextOverBudget(PgctxError):
+    """The mandatory parts of a working context exceed the budget; ``over_by`` tokens (no SQLSTATE:
+    build_context writes nothing)."""
+
+    def __init__(self, message: str, *, over_by: int, detail: str | None = None, hint: str | None = None):
+        super().__init__(message, detail=detail, hint=hint)
+        self.over_by = over_by
+
+
+class TokenizerUnavailable(PgctxError):
+    """The token encoding for the configured model cannot be loaded (no SQLSTATE; never guessed)."""
+
+
 BY_SQLSTATE: dict[str, type[PgctxError]] = {
     cls.sqlstate: cls
     for cls in PgctxError.__subclasses__()

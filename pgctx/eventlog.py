@@ -10,6 +10,8 @@ from psycopg.types.json import Jsonb
 
 from pgctx import db
 from pgctx.canonical import canonical_json
+from pgctx.messages import event_message
+from pgctx.tokens import TokenCounter, default_counter
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,16 @@ def _json(value: Any) -> Jsonb:
     return Jsonb(value, dumps=canonical_json)
 
 
+def event_tokens(kind: str, payload: Any, counter: TokenCounter | None = None) -> int | None:
+    """The tokens an event takes in a working context (stored with it at append).
+
+    None for a payload that is not an object: the database refuses it (PC003).
+    """
+    if not isinstance(payload, Mapping):
+        return None
+    return (counter or default_counter()).message_tokens(event_message(kind, dict(payload)))
+
+
 def append(
     conn: db.Connectable,
     conversation_id: str,
@@ -39,13 +51,15 @@ def append(
     *,
     event_key: str | None = None,
     tenant: str | None = None,
+    counter: TokenCounter | None = None,
 ) -> int:
-    """Append one event and return its seq (the original seq for a repeated ``event_key``)."""
-    body = _json(payload)
-    with db.transaction(conn) as c:
-        row = c.execute(db.APPEND_EVENT, (conversation_id, kind, body, event_key, tenant)).fetchone()
-    assert row is not None
-    return row[0]
+    """Append one event and return its seq (the original seq for a repeated ``event_key``).
+
+    Its token count (``counter``, default :func:`pgctx.tokens.default_counter`) is stored with
+    it. On an AsyncConnection or async pool this returns an awaitable.
+    """
+    params = (conversation_id, kind, _json(payload), event_key, tenant, event_tokens(kind, payload, counter))
+    return db.run(conn, db.first(db.Query(db.APPEND_EVENT, params)))
 
 
 def append_many(
@@ -54,12 +68,17 @@ def append_many(
     events: Iterable[Mapping[str, Any]],
     *,
     tenant: str | None = None,
+    counter: TokenCounter | None = None,
 ) -> list[int]:
     """Append ``{"kind", "payload"[, "event_key"]}`` items in one statement; their seqs in order."""
-    body = _json(list(events))
-    with db.transaction(conn) as c:
-        rows = c.execute(db.APPEND_EVENTS, (conversation_id, body, tenant)).fetchall()
-    return [seq for _, seq in rows]
+    counter = counter or default_counter()
+    items = [{**e, "tokens": event_tokens(e.get("kind"), e.get("payload"), counter)}
+             if isinstance(e, Mapping) and "tokens" not in e else e for e in events]
+    return db.run(conn, _seqs(db.Query(db.APPEND_EVENTS, (conversation_id, _json(items), tenant))))
+
+
+def _seqs(query: db.Query) -> db.Op[list[int]]:
+    return [seq for _, seq in (yield query)]
 
 
 def verify(
@@ -84,8 +103,9 @@ def verify(
         anchor_seq,
         bytes.fromhex(anchor_hash) if anchor_hash else None,
     )
-    with db.transaction(conn) as c:
-        row = c.execute(db.VERIFY_CHAIN, params).fetchone()
-    assert row is not None
-    ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored = row
+    return db.run(conn, _report(conversation_id, db.Query(db.VERIFY_CHAIN, params)))
+
+
+def _report(conversation_id: str, query: db.Query) -> db.Op[ChainReport]:
+    ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored = db.one((yield query))
     return ChainReport(conversation_id, ok, checked, first_bad_seq, reason, head_seq, head_hash.hex(), anchored)

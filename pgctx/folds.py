@@ -33,11 +33,14 @@ class CommittedFold:
 
 
 def committed_fold(conn: db.Connectable, conversation_id: str) -> CommittedFold:
-    with db.transaction(conn) as c:
-        row = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
-    if row is None:
+    return db.run(conn, _committed_fold(conversation_id))
+
+
+def _committed_fold(conversation_id: str) -> db.Op[CommittedFold]:
+    rows = yield db.Query(db.COMMITTED_FOLD, (conversation_id,))
+    if not rows or rows[0][0] is None:
         raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
-    return CommittedFold(*row)
+    return CommittedFold(*rows[0])
 
 
 def prepare_fold(
@@ -54,19 +57,16 @@ def prepare_fold(
     """Validate and store a candidate summary PREPARED; returns its version."""
     params = (conversation_id, expected_version, expected_cursor, new_cursor, _jsonb(dump(summary)),
               schema_version, summarizer)
-    with db.transaction(conn) as c:
-        return c.execute(db.PREPARE_FOLD, params).fetchone()[0]
+    return db.run(conn, db.first(db.Query(db.PREPARE_FOLD, params)))
 
 
 def commit_fold(conn: db.Connectable, conversation_id: str, version: int) -> int:
     """Compare-and-swap commit of a PREPARED fold; returns the new cursor (FoldConflict if it lost)."""
-    with db.transaction(conn) as c:
-        return c.execute(db.COMMIT_FOLD, (conversation_id, version)).fetchone()[0]
+    return db.run(conn, db.first(db.Query(db.COMMIT_FOLD, (conversation_id, version))))
 
 
 def discard_fold(conn: db.Connectable, conversation_id: str, version: int, reason: str) -> None:
-    with db.transaction(conn) as c:
-        c.execute(db.DISCARD_FOLD, (conversation_id, version, reason))
+    db.run(conn, db.rows(db.Query(db.DISCARD_FOLD, (conversation_id, version, reason))))
 
 
 def recover(conn: db.Connectable, conversation_id: str, *, full_check: bool = False) -> dict[str, Any]:
@@ -75,15 +75,13 @@ def recover(conn: db.Connectable, conversation_id: str, *, full_check: bool = Fa
     The chain is verified from the last point recovery verified; ``full_check`` verifies it from
     genesis, which also finds edits below that point that left the stored hashes alone.
     """
-    with db.transaction(conn) as c:
-        return c.execute(db.RECOVER, (conversation_id, full_check)).fetchone()[0]
+    return db.run(conn, db.first(db.Query(db.RECOVER, (conversation_id, full_check))))
 
 
 def must_keep(conn: db.Connectable, conversation_id: str, from_seq: int, to_seq: int,
               previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a summary of events from_seq+1..to_seq continuing ``previous`` must keep (derived in SQL)."""
-    with db.transaction(conn) as c:
-        return c.execute(db.MUST_KEEP, (conversation_id, from_seq, to_seq, _jsonb(previous))).fetchone()[0]
+    return db.run(conn, db.first(db.Query(db.MUST_KEEP, (conversation_id, from_seq, to_seq, _jsonb(previous)))))
 
 
 def fold_violations(
@@ -98,20 +96,28 @@ def fold_violations(
 ) -> list[tuple[str, str]]:
     """Every (sqlstate, message) prepare_fold would refuse this candidate for; empty if none."""
     params = (conversation_id, base_version, base_cursor, new_cursor, _jsonb(dump(summary)), schema_version)
-    with db.transaction(conn) as c:
-        return [tuple(r) for r in c.execute(db.FOLD_VIOLATIONS, params).fetchall()]
+    return db.run(conn, db.rows(db.Query(db.FOLD_VIOLATIONS, params)))
 
 
 def fold_request(conn: db.Connectable, conversation_id: str, new_cursor: int | None = None,
                  schema_version: int = SCHEMA_VERSION) -> FoldRequest:
     """What a summarizer needs to fold the committed cursor+1 .. new_cursor (default: the head)."""
-    with db.transaction(conn) as c:
-        head = c.execute(db.HEAD_SEQ, (conversation_id,)).fetchone()
-        if head is None:
-            raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
-        _version, cursor, previous = c.execute(db.COMMITTED_FOLD, (conversation_id,)).fetchone()
-        to_seq = head[0] if new_cursor is None else new_cursor
-        events = [Event(*r) for r in c.execute(db.EVENTS_RANGE, (conversation_id, cursor, to_seq))]
-        keep = c.execute(db.MUST_KEEP, (conversation_id, cursor, to_seq, _jsonb(previous))).fetchone()[0]
-        schema = c.execute(db.SUMMARY_SCHEMA, (schema_version,)).fetchone()[0]
-    return FoldRequest(conversation_id, cursor, to_seq, previous, events, keep, schema)
+    return db.run(conn, fold_request_op(conversation_id, new_cursor, schema_version))
+
+
+def fold_request_op(conversation_id: str, new_cursor: int | None = None,
+                    schema_version: int = SCHEMA_VERSION) -> db.Op[FoldRequest]:
+    # one transaction, so the committed fold, the events and the must-keep items agree
+    yield db.Begin
+    head = yield db.Query(db.HEAD_SEQ, (conversation_id,))
+    if not head:
+        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+    committed = yield from _committed_fold(conversation_id)
+    to_seq = head[0][0] if new_cursor is None else new_cursor
+    events = [Event(*r) for r in (yield db.Query(db.EVENTS_RANGE, (conversation_id, committed.cursor, to_seq)))]
+    keep = yield from db.first(db.Query(db.MUST_KEEP, (conversation_id, committed.cursor, to_seq,
+                                                       _jsonb(committed.summary))))
+    schema = yield from db.first(db.Query(db.SUMMARY_SCHEMA, (schema_version,)))
+    yield db.End
+    return FoldRequest(conversation_id, committed.cursor, to_seq, committed.summary, events, keep, schema,
+                       base_version=committed.version)

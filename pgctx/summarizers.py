@@ -39,6 +39,7 @@ class FoldRequest:
     events: list[Event]
     must_keep: dict[str, Any]
     schema: dict[str, Any]
+    base_version: int = 0  # the committed version the request continues (what the fold's CAS expects)
 
 
 class Summarizer(Protocol):

@@ -6,25 +6,31 @@
 --     INVOKER), so the caller's own privileges and row-level security apply.
 --   * append_event returns the event's seq; with a client event key that was already used for
 --     the same kind and payload it returns the original seq and writes nothing.
---   * append_events appends a JSON array of {kind, payload[, event_key]} in one INSERT
+--   * tokens (optional, per event) is the client's token count of the event as the working
+--     context renders it (pgctx.tokens), stored once so the unfolded history's size is a SUM.
+--   * append_events appends a JSON array of {kind, payload[, event_key][, tokens]} in one INSERT
 --     statement: one head lock and one head update for the whole batch, seqs contiguous and in
 --     array order. It returns (ordinality, seq) for every element, in order.
+
+-- Before 0003 append_event had no tokens argument; one signature only, so calls stay unambiguous.
+DROP FUNCTION IF EXISTS pgctx.append_event(text, text, jsonb, text, regrole);
 
 CREATE OR REPLACE FUNCTION pgctx.append_event(
     conversation_id text,
     kind text,
     payload jsonb,
     event_key text DEFAULT NULL,
-    tenant regrole DEFAULT NULL
+    tenant regrole DEFAULT NULL,
+    tokens integer DEFAULT NULL
 ) RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     new_seq bigint;
 BEGIN
-    INSERT INTO pgctx.events (conversation_id, kind, payload, event_key, tenant)
+    INSERT INTO pgctx.events (conversation_id, kind, payload, event_key, tenant, tokens)
     VALUES (append_event.conversation_id, append_event.kind, append_event.payload,
-            append_event.event_key, append_event.tenant)
+            append_event.event_key, append_event.tenant, append_event.tokens)
     RETURNING events.seq INTO new_seq;
     IF new_seq IS NULL THEN
         -- the trigger recognised a repeat of an existing event key: report the original seq
@@ -36,7 +42,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.append_event(text, text, jsonb, text, regrole) IS
+COMMENT ON FUNCTION pgctx.append_event(text, text, jsonb, text, regrole, integer) IS
     'Append one event; returns its seq. Same event_key and content again returns the original seq.';
 
 CREATE OR REPLACE FUNCTION pgctx.append_events(
@@ -49,19 +55,21 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     IF jsonb_typeof(events) IS DISTINCT FROM 'array'
        OR EXISTS (SELECT 1 FROM jsonb_array_elements(events) AS t(e)
-                   WHERE jsonb_typeof(e) <> 'object') THEN
+                   WHERE jsonb_typeof(e) <> 'object'
+                      OR (e ? 'tokens' AND jsonb_typeof(e->'tokens') NOT IN ('number', 'null'))) THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC003',
-            MESSAGE = 'events must be a JSON array of objects {"kind": ..., "payload": {...}, "event_key": ...}';
+            MESSAGE = 'events must be a JSON array of objects {"kind": ..., "payload": {...}, "event_key": ..., "tokens": n}';
     END IF;
     RETURN QUERY
     WITH input AS (
-        SELECT t.i, t.e->>'kind' AS kind, t.e->'payload' AS payload, t.e->>'event_key' AS event_key
+        SELECT t.i, t.e->>'kind' AS kind, t.e->'payload' AS payload, t.e->>'event_key' AS event_key,
+               (t.e->>'tokens')::integer AS tokens
           FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, i)
     ), appended AS (
-        INSERT INTO pgctx.events (conversation_id, kind, payload, event_key, tenant)
+        INSERT INTO pgctx.events (conversation_id, kind, payload, event_key, tenant, tokens)
         SELECT append_events.conversation_id, input.kind, input.payload, input.event_key,
-               append_events.tenant
+               append_events.tenant, input.tokens
           FROM input ORDER BY input.i
         RETURNING events.seq, events.event_key
     )
@@ -85,4 +93,4 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.append_events(text, jsonb, regrole) IS
-    'Append a JSON array of {kind, payload[, event_key]} in one statement; returns (ordinality, seq) per element.';
+    'Append a JSON array of {kind, payload[, event_key][, tokens]} in one statement; returns (ordinality, seq) per element.';

@@ -23,7 +23,7 @@ GRANT SELECT ON pgctx.events, pgctx.conversations, pgctx.event_kinds, pgctx.tena
 GRANT INSERT (conversation_id, kind, payload, event_key, tenant, tokens) ON pgctx.events TO pgctx_app;
 
 GRANT EXECUTE ON FUNCTION
-    pgctx.append_event(text, text, jsonb, text, regrole),
+    pgctx.append_event(text, text, jsonb, text, regrole, integer),
     pgctx.append_events(text, jsonb, regrole),
     pgctx.payload_from_text(text)
     TO pgctx_app;

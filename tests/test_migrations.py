@@ -99,7 +99,7 @@ def test_concurrent_migrations_serialize(empty_dsn, dsn):
     assert [code for code, _ in results] == [0, 0, 0], results
     assert catalog(empty_dsn) == catalog(dsn)
     with psycopg.connect(empty_dsn) as conn:
-        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchall() == [("0002",)]
+        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchall() == [("0003",)]
 
 
 def test_alembic_command_line_with_pgctx_dsn(empty_dsn, dsn):

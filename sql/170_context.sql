@@ -1,0 +1,58 @@
+-- 170: the raw events of a working context (article 一.2, 八).
+--
+-- Invariants enforced here:
+--   * The working context is the committed summary plus every event after its cursor: no
+--     unfolded event is ever left out (dropping raw history the summary does not cover would
+--     lose it; when it does not fit, the answer is a fold, not a trim).
+--   * Evidence stays raw beside the summary, never instead of it: the events behind the risk
+--     triggers of the last committed fold, the events of calls the summary still tracks as
+--     running or unknown, and the call of every result that arrived after its call was folded
+--     (a tool output is never shown without its call).
+--   * Cost grows with the unfolded range and the last fold's range, not with the history.
+
+CREATE OR REPLACE FUNCTION pgctx.context_events(conversation_id text)
+RETURNS TABLE (section text, seq bigint, kind text, payload jsonb, tokens integer, reason text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+    WITH fold AS MATERIALIZED (
+        SELECT f.version, f.cursor, f.summary, k.base_cursor
+          FROM pgctx.committed_fold(context_events.conversation_id) f
+          LEFT JOIN pgctx.checkpoints k
+                 ON k.conversation_id = context_events.conversation_id AND k.version = f.version
+                AND k.phase = 'COMMITTED'
+    ), unfolded AS MATERIALIZED (
+        SELECT e.seq, e.kind, e.payload, e.tokens
+          FROM pgctx.events e, fold f
+         WHERE e.conversation_id = context_events.conversation_id AND e.seq > f.cursor
+    ), pinned AS (
+        -- the call of a result that came after the call was folded
+        SELECT c.seq, 'call of the result at seq ' || a.seq AS reason
+          FROM unfolded a, fold f
+         CROSS JOIN LATERAL (SELECT e.seq FROM pgctx.events e
+                              WHERE e.conversation_id = context_events.conversation_id
+                                AND e.kind = 'tool_call' AND e.payload->>'call_id' = a.payload->>'call_id'
+                              ORDER BY e.seq LIMIT 1) c
+         WHERE a.kind IN ('tool_result', 'status_query') AND c.seq <= f.cursor
+        UNION ALL
+        -- risk evidence of the last fold
+        SELECT unnest(t.evidence), 'risk: ' || t.reason
+          FROM fold f, pgctx.fold_triggers(context_events.conversation_id, NULL, f.base_cursor, f.cursor) t
+         WHERE f.base_cursor IS NOT NULL AND t.trigger_class = 'risk'
+        UNION ALL
+        -- calls the summary still tracks as unresolved
+        SELECT s.id::bigint, format('call %s is %s', t.k, t.v->>'status')
+          FROM fold f, jsonb_each(coalesce(f.summary->'tool_state', '{}')) AS t(k, v),
+               jsonb_array_elements_text(t.v->'source_event_ids') AS s(id)
+         WHERE t.v->>'status' IN ('running', 'unknown')
+    )
+    SELECT 'evidence', e.seq, e.kind, e.payload, e.tokens, p.reasons
+      FROM (SELECT pinned.seq, string_agg(DISTINCT pinned.reason, '; ') AS reasons
+              FROM pinned, fold f WHERE pinned.seq <= f.cursor GROUP BY pinned.seq) p
+      JOIN pgctx.events e ON e.conversation_id = context_events.conversation_id AND e.seq = p.seq
+    UNION ALL
+    SELECT 'events', u.seq, u.kind, u.payload, u.tokens, NULL FROM unfolded u
+    ORDER BY 2
+$$;
+
+COMMENT ON FUNCTION pgctx.context_events(text) IS
+    'The raw events of the working context: every event after the committed cursor (section events) and the evidence pinned beside the summary (section evidence, with the reason).';

@@ -1,0 +1,21 @@
+-- 180: privileges for fold triggers and the working context.
+--
+-- Invariants enforced here:
+--   * Reading why a fold is due, where it may end and what a working context holds is open to
+--     the application and the auditor (row-level security on the events still applies: these
+--     functions run as the caller). Only the application may take the fold serialization lock.
+
+REVOKE ALL ON FUNCTION
+    pgctx.fold_triggers(text, bigint, bigint, bigint),
+    pgctx.fold_boundary(text, bigint),
+    pgctx.fold_status(text, bigint),
+    pgctx.context_events(text),
+    pgctx.serialize_folds(text)
+    FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION
+    pgctx.fold_triggers(text, bigint, bigint, bigint),
+    pgctx.fold_boundary(text, bigint),
+    pgctx.fold_status(text, bigint),
+    pgctx.context_events(text)
+    TO pgctx_app, pgctx_auditor;
+GRANT EXECUTE ON FUNCTION pgctx.serialize_folds(text) TO pgctx_app;
