@@ -106,6 +106,39 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return FAILED if bad else OK
 
 
+def _budget(args: argparse.Namespace) -> pgctx.Budget:
+    return pgctx.Budget(window=args.window, fixed_input=args.fixed_input, output=args.output,
+                        reasoning=args.reasoning, margin=args.margin, alpha=args.alpha, model=args.model)
+
+
+def cmd_fold(args: argparse.Namespace) -> int:
+    summarizer = demo.summarizer_from_env() if args.summarizer == "auto" else (
+        pgctx.OpenAISummarizer(args.model, base_url=os.environ.get("OPENAI_BASE_URL"))
+        if args.summarizer == "openai" else pgctx.BuiltinSummarizer())
+    with psycopg.connect(_dsn(args), autocommit=True) as conn:
+        result = pgctx.fold(conn, args.conversation, summarizer=summarizer, budget=_budget(args), force=args.force)
+    state = "committed" if result.committed else "not folded"
+    print(f"{state}: {result.reason}; version {result.previous_version} -> {result.version}, "
+          f"cursor {result.previous_cursor} -> {result.cursor} ({result.summarizer}, {result.attempts} attempt(s))")
+    for t in result.triggers:
+        print(f"  [{t.cls}] {t.reason}  evidence {list(t.evidence)}")
+    print(f"  summary + unfolded events: {result.tokens_before} -> {result.tokens_after} tokens")
+    return OK
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    with psycopg.connect(_dsn(args), autocommit=True) as conn:
+        ctx = pgctx.build_context(conn, args.conversation, budget=_budget(args), system=args.system,
+                                  current_message=args.message, memories=args.memory)
+    body = ctx.input_items if args.format == "responses" else ctx.messages
+    json.dump(body, sys.stdout, ensure_ascii=False, indent=1)
+    sys.stdout.write("\n")
+    sections = ", ".join(f"{k} {v}" for k, v in ctx.sections.items() if v)
+    print(f"fold v{ctx.version} at cursor {ctx.cursor}; {sections}; total {ctx.total_tokens} of {ctx.limit} tokens"
+          + (f"; {ctx.dropped_memories} memories did not fit" if ctx.dropped_memories else ""), file=sys.stderr)
+    return OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     with psycopg.connect(_dsn(args)) as conn:
         pgctx.export_bundle(conn, args.conversation, sys.stdout)
@@ -156,6 +189,30 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
     v.add_argument("--from-seq", type=int, default=0, help="resume after a seq verified before")
     v.add_argument("--from-hash", help="the hash verified at --from-seq (hex)")
+    def budget_args(c: argparse.ArgumentParser) -> None:
+        d = pgctx.Budget()
+        c.add_argument("--conversation", required=True)
+        c.add_argument("--model", default=os.environ.get("PGCTX_MODEL", d.model),
+                       help="model whose token encoding counts (default: $PGCTX_MODEL or %(default)s)")
+        c.add_argument("--window", type=int, default=d.window, help="context window W (default %(default)s)")
+        c.add_argument("--fixed-input", type=int, default=d.fixed_input, help="fixed input I (default %(default)s)")
+        c.add_argument("--output", type=int, default=d.output, help="reserved output O (default %(default)s)")
+        c.add_argument("--reasoning", type=int, default=d.reasoning, help="reserved reasoning R (default %(default)s)")
+        c.add_argument("--margin", type=int, default=d.margin, help="safety margin M (default %(default)s)")
+        c.add_argument("--alpha", type=float, default=d.alpha, help="capacity threshold α (default %(default)s)")
+
+    f = command("fold", cmd_fold, "fold a conversation if a fold is due (capacity, structural or risk trigger)")
+    budget_args(f)
+    f.add_argument("--force", action="store_true", help="fold even if no trigger fired")
+    f.add_argument("--summarizer", choices=("auto", "builtin", "openai"), default="auto",
+                   help="auto: OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else built-in")
+    c = command("context", cmd_context, "print a conversation's working context (JSON) and its token accounting")
+    budget_args(c)
+    c.add_argument("--system", help="system rules to put first")
+    c.add_argument("--message", help="the current user message")
+    c.add_argument("--memory", action="append", help="a retrieved long-term memory (repeatable, optional)")
+    c.add_argument("--format", choices=("chat", "responses"), default="chat",
+                   help="chat completion messages or Responses API input items")
     e = command("export", cmd_export, "write a conversation's audit bundle (JSON lines) to stdout")
     e.add_argument("--conversation", required=True)
     b = command("verify-bundle", cmd_verify_bundle, "verify an audit bundle offline (no database)", dsn=False)
@@ -171,6 +228,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except PgctxError as exc:
         print(f"pgctx: {exc} [{exc.sqlstate or type(exc).__name__}]", file=sys.stderr)
+        for extra in (exc.detail, exc.hint):
+            if extra:
+                print(f"  {extra}", file=sys.stderr)
+        return ERROR
+    except ValueError as exc:  # a budget that leaves no room, and similar bad arguments
+        print(f"pgctx: {exc}", file=sys.stderr)
         return ERROR
     except psycopg.OperationalError as exc:
         print(f"pgctx: cannot reach the database: {exc}", file=sys.stderr)

@@ -1,26 +1,36 @@
-"""`pgctx demo`: the article's order 10086 story on a real PostgreSQL.
+"""`pgctx demo`: the article's order 10086 story, end to end, on a real PostgreSQL.
 
 Starts a throwaway local server unless a DSN is given, installs the schema with the alembic
-migrations, appends a scripted conversation (a user asks to move order 10086's delivery, the
-agent calls the delivery service, the service answers), verifies the chain in the database and
-offline from an exported bundle, and prints the chain heads.
+migrations, and tells the story: a user asks to move order 10086's delivery and corrects the
+address; the agent changes the order (a write with an idempotency key) and refunds the fee (an
+irreversible call that times out, so its outcome is `unknown`); reconciliation asks the
+payment service by idempotency key instead of retrying; a fold commits a summary with its
+trigger reasons, and the working context shrinks; a folder dies between prepare and commit and
+recovery finishes its work; an edited event is caught by verification, in the database and
+offline. The built-in deterministic summarizer is used unless OPENAI_API_KEY or OPENAI_BASE_URL
+is set (then the OpenAI one, with $PGCTX_MODEL, default gpt-4o-mini).
 """
 
 from __future__ import annotations
 
 import io
+import os
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import psycopg
 
 import pgctx
 from pgctx.embedded import EmbeddedPostgres
+from pgctx.reconcile import UnknownCall
 
+SYSTEM = "You are the order assistant. Never modify an order the user did not authorize."
 STORY = [
-    ("system", {"text": "You are the order assistant. Never modify an order the user did not authorize."}),
+    ("system", {"text": SYSTEM}),
     ("user", {"text": "把订单 10086 改成明天送达", "translation": "Change order 10086 to deliver tomorrow"}),
-    ("approval", {"scope": {"order_id": "10086", "fields": ["delivery_date"]}, "granted_by": "user",
+    ("approval", {"approval_id": "ap-1", "status": "granted", "scopes_event": 2, "granted_by": "user",
+                  "scope": {"order_id": "10086", "fields": ["delivery_date"]},
                   "text": "The user may modify order 10086 only"}),
     ("tool_call", {"tool": "update_delivery_date", "call_id": "call-1", "effect": "write",
                    "idempotency_key": "k-10086-0902",
@@ -28,6 +38,21 @@ STORY = [
     ("tool_result", {"call_id": "call-1", "outcome": "succeeded", "request_id": "req-abc",
                      "result": {"order_id": "10086", "delivery_date": "2026-09-02"}}),
     ("assistant", {"text": "Order 10086 will now arrive on 2026-09-02."}),
+    ("user", {"text": "Great. Can the courier call me before arriving? I am usually in meetings until noon, "
+                      "so a morning call would be better than a message, and please ask them not to leave the "
+                      "parcel with the neighbours because last time it got lost for two days."}),
+    ("assistant", {"text": "I have noted your preferences: the courier should call before arriving, preferably in "
+                           "the morning, and must not leave the parcel with neighbours. I cannot guarantee the "
+                           "courier's schedule, but the note will be attached to the delivery so the driver sees "
+                           "it on the handheld when the route is assigned tomorrow morning."}),
+]
+MORE = [
+    ("fact", {"key": "delivery_address", "value": "12 Old Street", "authority": "user"}),
+    ("user", {"text": "Sorry, the address is wrong — deliver to 9 New Road. And refund the express fee."}),
+    ("correction", {"key": "delivery_address", "value": "9 New Road", "authority": "user"}),
+    ("tool_call", {"tool": "refund_fee", "call_id": "call-2", "effect": "irreversible",
+                   "idempotency_key": "k-10086-refund", "arguments": {"order_id": "10086", "amount": 12}}),
+    ("tool_result", {"call_id": "call-2", "outcome": "timeout", "error": "payment service did not answer in 30 s"}),
 ]
 
 
@@ -44,39 +69,131 @@ def run(dsn: str | None = None, out: Callable[[str], None] = print) -> bool:
         server.stop()
 
 
+def summarizer_from_env() -> Any:
+    """The OpenAI summarizer when OPENAI_API_KEY or OPENAI_BASE_URL is set, else the built-in one."""
+    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
+        return pgctx.OpenAISummarizer(os.environ.get("PGCTX_MODEL", "gpt-4o-mini"),
+                                      base_url=os.environ.get("OPENAI_BASE_URL"))
+    return pgctx.BuiltinSummarizer()
+
+
+def _sections(ctx: pgctx.WorkingContext) -> str:
+    return ", ".join(f"{k} {v}" for k, v in ctx.sections.items() if v) + f"  = {ctx.total_tokens} tokens"
+
+
 def _tell(dsn: str, out: Callable[[str], None]) -> bool:
     out("installing the pgctx schema (alembic migrations) ...")
     pgctx.migrate(dsn)
     conversation = f"order-10086-{uuid.uuid4().hex[:8]}"
+    summarizer = summarizer_from_env()
+    checks: dict[str, bool] = {}
     with psycopg.connect(dsn, autocommit=True) as conn:
-        out(f"\nappending conversation {conversation}:")
-        for number, (kind, payload) in enumerate(STORY, start=1):
+        out(f"\n1. the conversation {conversation} (each event's tokens counted once, at append):")
+        for number, (kind, payload) in enumerate(STORY + MORE, start=1):
             seq = pgctx.append(conn, conversation, kind, payload, event_key=f"turn-{number}")
-            out(f"  seq {seq:>2}  {kind:<12} {pgctx.canonical_json(payload)[:88]}")
-
-        # The agent lost the acknowledgement of the tool result and appends it again: the client
-        # event key makes that a no-op that returns the original seq.
-        kind, payload = STORY[4]
-        again = pgctx.append(conn, conversation, kind, payload, event_key="turn-5")
+            out(f"  seq {seq:>2}  {kind:<12} {pgctx.canonical_json(payload)[:84]}")
+        # A lost acknowledgement: the same event key returns the original seq and writes nothing.
+        again = pgctx.append(conn, conversation, *STORY[4], event_key="turn-5")
         out(f"  (tool_result re-sent with event key 'turn-5' after a lost acknowledgement: "
             f"seq {again} returned, nothing written)")
+        checks["idempotent append"] = again == 5
 
-        report = pgctx.verify(conn, conversation)
-        out(f"\nverify_chain in the database: ok={report.ok} checked={report.checked} -> {report.reason}")
+        out("\n2. side effects, derived in SQL (a timeout is unknown, never failed):")
+        unknown = _side_effects(conn, conversation, out)
+        checks["timeout is unknown"] = unknown == ["call-2"]
 
-        bundle = io.StringIO()
-        pgctx.export_bundle(conn, conversation, bundle)
-        offline = pgctx.verify_bundle(bundle.getvalue().encode("utf-8").split(b"\n"))
-        out(f"offline verification of the exported bundle (no database): ok={offline.ok} -> {offline.reason}")
+        out("\n3. reconcile: ask the payment service by idempotency key (pgctx never re-runs a tool):")
 
-        digest = pgctx.take_digest(conn)
-        anchored = pgctx.verify_against_digest(conn, digest, conversation_ids=[conversation])[0]
-        out(f"against a digest kept outside the database: ok={anchored.ok} -> {anchored.reason}")
+        def payment_service(call: UnknownCall) -> dict[str, Any]:
+            out(f"  resolver asked about {call.call_id} ({call.tool}) with key {call.idempotency_key}")
+            return {"outcome": "succeeded", "request_id": "rf-7731", "authority": "payment-service"}
 
-        out("\nchain heads (keep these outside the database with `pgctx digest`):")
-        for row in conn.execute(
-            "SELECT conversation_id, head_seq, head_hash FROM pgctx.chain_heads WHERE conversation_id = %s",
-            (conversation,),
-        ):
-            out(f"  {row[0]}  seq {row[1]}  {row[2]}")
-    return report.ok and offline.ok and anchored.ok and again == 5
+        for r in pgctx.reconcile(conn, conversation, payment_service):
+            out(f"  {r.call_id}: the service says {r.outcome} (recorded at seq {r.seq}); retry allowed: {r.retry_allowed}")
+            checks["no retry after success"] = not r.retry_allowed
+        _side_effects(conn, conversation, out)
+
+        before = pgctx.build_context(conn, conversation, system=SYSTEM, current_message="When will it arrive?")
+        out(f"\n4. working context before folding: {_sections(before)}")
+
+        out(f"\n5. fold with {summarizer.id}:")
+        result = pgctx.fold(conn, conversation, summarizer=summarizer)
+        out(f"  committed={result.committed} version {result.version} covers events 1..{result.cursor}")
+        for t in result.triggers:
+            out(f"  trigger [{t.cls}] {t.reason}  (evidence seqs {list(t.evidence)})")
+        out(f"  summary + unfolded events: {result.tokens_before} -> {result.tokens_after} tokens")
+        summary = pgctx.committed_fold(conn, conversation).summary or {}
+        facts = [(f["key"], f["value"], f["status"]) for f in summary.get("facts", [])]
+        out(f"  facts: {facts}")
+        checks["fold committed"] = result.committed
+        checks["correction supersedes"] = ("delivery_address", "12 Old Street", "expired") in facts and (
+            "delivery_address", "9 New Road", "active") in facts
+
+        pgctx.append(conn, conversation, "user", {"text": "Thanks! When will it arrive?"})
+        after = pgctx.build_context(conn, conversation, system=SYSTEM, current_message="When will it arrive?")
+        out(f"\n6. working context after folding: {_sections(after)}")
+        for seq, why in after.evidence:
+            out(f"  evidence kept raw beside the summary: seq {seq} ({why})")
+        checks["evidence kept"] = bool(after.evidence)
+
+        out("\n7. a folder dies between prepare and commit; recovery finishes its work:")
+        checks["recovered"] = _crash_and_recover(dsn, conn, conversation, summarizer, out)
+
+        out("\n8. tamper evidence:")
+        checks["verification"] = _verify_and_tamper(conn, conversation, out)
+
+    failed = [name for name, ok in checks.items() if not ok]
+    out("\n" + ("every check passed" if not failed else f"FAILED: {', '.join(failed)}"))
+    return not failed
+
+
+def _side_effects(conn: psycopg.Connection, conversation: str, out: Callable[[str], None]) -> list[str]:
+    rows = conn.execute("SELECT call_id, tool, effect, status, idempotency_key, request_id FROM pgctx.side_effects"
+                        " WHERE conversation_id = %s ORDER BY call_seq", (conversation,)).fetchall()
+    for call_id, tool, effect, status, key, request_id in rows:
+        out(f"  {call_id} {tool:<22} {effect:<12} {status:<9} key {key}  request {request_id}")
+    return [r[0] for r in rows if r[3] == "unknown"]
+
+
+def _crash_and_recover(dsn: str, conn: psycopg.Connection, conversation: str, summarizer: Any,
+                       out: Callable[[str], None]) -> bool:
+    pgctx.append(conn, conversation, "assistant", {"text": "It arrives on 2026-09-02 at 9 New Road."})
+    pgctx.append(conn, conversation, "subtask_end", {"text": "delivery changed, fee refunded", "task_done": True})
+    request = pgctx.folds.fold_request(conn, conversation)
+    with psycopg.connect(dsn, autocommit=True) as doomed:
+        version = pgctx.prepare_fold(doomed, conversation, expected_version=request.base_version,
+                                     expected_cursor=request.from_seq, new_cursor=request.to_seq,
+                                     summary=summarizer.summarize(request), summarizer=summarizer.id)
+        out(f"  fold v{version} PREPARED, then the folder's connection is gone before commit")
+    report = pgctx.recover(conn, conversation)
+    out(f"  recover: {report['prepared']}  chain: {report['chain']['reason']}")
+    again = pgctx.recover(conn, conversation)
+    out(f"  recover again: changed={again['changed']} (idempotent)")
+    head = pgctx.committed_fold(conn, conversation)
+    return head.version == version and not again["changed"]
+
+
+def _verify_and_tamper(conn: psycopg.Connection, conversation: str, out: Callable[[str], None]) -> bool:
+    report = pgctx.verify(conn, conversation)
+    out(f"  verify_chain: ok={report.ok} checked={report.checked} -> {report.reason}")
+    bundle = io.StringIO()
+    pgctx.export_bundle(conn, conversation, bundle)
+    offline = pgctx.verify_bundle(bundle.getvalue().encode("utf-8").split(b"\n"))
+    out(f"  offline bundle (no database): ok={offline.ok} -> {offline.reason}")
+    digest = pgctx.take_digest(conn)
+    anchored = pgctx.verify_against_digest(conn, digest, conversation_ids=[conversation])[0]
+    out(f"  against a digest kept outside the database: ok={anchored.ok} -> {anchored.reason}")
+    superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+    if not superuser:
+        out("  (skipping the edit: it needs a superuser who bypasses the append-only triggers)")
+        return report.ok and offline.ok and anchored.ok
+    # A superuser disables the append-only triggers and edits the order id the user authorized.
+    with conn.transaction():
+        conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+        conn.execute("UPDATE pgctx.events SET payload = jsonb_set(payload, '{arguments,order_id}', '\"10087\"')"
+                     " WHERE conversation_id = %s AND seq = 4", (conversation,))
+        conn.execute("ALTER TABLE pgctx.events ENABLE TRIGGER USER")
+    caught = pgctx.verify(conn, conversation)
+    out(f"  a superuser edited seq 4 (order 10086 -> 10087): ok={caught.ok} first bad seq "
+        f"{caught.first_bad_seq} -> {caught.reason}")
+    return report.ok and offline.ok and anchored.ok and not caught.ok and caught.first_bad_seq == 4

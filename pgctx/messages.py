@@ -12,6 +12,7 @@ working context, so the stored counts are the counts of what is sent.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pgctx.canonical import canonical_json
@@ -73,5 +74,6 @@ def task_message(summary: dict[str, Any]) -> dict[str, Any]:
 
 def summary_message(summary: dict[str, Any], version: int, cursor: int) -> dict[str, Any]:
     """The committed summary, marked with what it covers so the model knows events are omitted."""
-    return {"role": "system",
-            "content": f"[summary v{version} of events 1..{cursor}] {canonical_json(summary)}"}
+    # compact separators: the summary is the largest fixed part of every request
+    text = json.dumps(summary, ensure_ascii=False, separators=(",", ":"))
+    return {"role": "system", "content": f"[summary v{version} of events 1..{cursor}] {text}"}

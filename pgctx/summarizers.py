@@ -16,6 +16,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pgctx.canonical import canonical_json
 from pgctx.summary import SCHEMA_VERSION
 
 APPROVAL = "await approval "
@@ -84,7 +85,7 @@ class BuiltinSummarizer:
         elif event.kind in ("fact", "correction") and "key" in p and "value" in p:
             self._set_fact(s, event, p)
         elif event.kind == "approval" and p.get("status") == "granted":
-            scope = p.get("scope")
+            scope = canonical_json(p.get("scope"))
             s["constraints"].append(f"authorized by {p.get('granted_by', 'user')} (event {event.seq}): {scope}")
         elif event.kind == "subtask_end" and p.get("task_done"):
             s["task"]["status"] = "succeeded"

@@ -31,16 +31,25 @@ def story(conn):
 def test_demo_tells_the_story_on_a_throwaway_server():
     done = pgctx_cli("demo")
     assert done.returncode == 0, done.stderr
-    assert "consistent, unanchored" in done.stdout
-    assert "consistent, anchored at seq 6" in done.stdout
-    assert "seq 5 returned, nothing written" in done.stdout
+    out = done.stdout
+    assert "seq 5 returned, nothing written" in out
+    assert "call-2 refund_fee             irreversible unknown" in out  # the timeout
+    assert "retry allowed: False" in out  # reconciled by asking, not retried
+    assert "trigger [risk] irreversible side effect: refund_fee" in out
+    assert "('delivery_address', '12 Old Street', 'expired')" in out  # the correction superseded it
+    assert "recover again: changed=False" in out
+    assert "first bad seq 4" in out  # the edit is caught
+    assert out.rstrip().endswith("every check passed")
 
 
 def test_demo_on_an_existing_database(dsn):
     done = pgctx_cli("demo", "--dsn", dsn)
     assert done.returncode == 0, done.stderr
     with psycopg.connect(dsn) as conn:
-        assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 6
+        # 13 scripted events, the service's answer, three more turns (recovery appends none:
+        # no call was left running)
+        assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 17
+        assert conn.execute("SELECT count(*) FROM pgctx.checkpoints WHERE phase = 'COMMITTED'").fetchone()[0] == 2
 
 
 def test_verify_status_digest_export_round_trip(story, dsn, tmp_path):
@@ -107,3 +116,36 @@ def test_errors_exit_2_with_the_code(dsn):
     unreachable = pgctx_cli("status", "--dsn", "host=127.0.0.1 port=1 connect_timeout=2")
     assert unreachable.returncode == 2 and "cannot reach the database" in unreachable.stderr
     assert pgctx_cli("status").returncode != 0  # no DSN anywhere
+
+
+def test_fold_and_context_commands(dsn):
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        pgctx.append(conn, "c", "user", {"text": "把订单 10086 改成明天送达"})
+        pgctx.append(conn, "c", "tool_call", {"tool": "update_delivery_date", "call_id": "call-1", "effect": "write",
+                                              "idempotency_key": "k-1", "arguments": {"order_id": "10086"}})
+        pgctx.append(conn, "c", "tool_result", {"call_id": "call-1", "outcome": "succeeded", "request_id": "req-1"})
+        pgctx.append(conn, "c", "tool_call", {"tool": "lookup", "call_id": "call-2", "effect": "read",
+                                              "arguments": {"order_id": "10086"}})
+    waiting = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--summarizer", "builtin")
+    assert waiting.returncode == 0, waiting.stderr
+    assert waiting.stdout.startswith("not folded: not due")  # a call is in flight: no chain completed
+    folded = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--summarizer", "builtin", "--force")
+    assert folded.returncode == 0, folded.stderr
+    # the waiting call (seq 4) stays unfolded: the fold ends at 3
+    assert folded.stdout.startswith("committed: committed; version 0 -> 1, cursor 0 -> 3")
+
+    shown = pgctx_cli("context", "--dsn", dsn, "--conversation", "c", "--message", "hi", "--format", "responses")
+    assert shown.returncode == 0, shown.stderr
+    items = json.loads(shown.stdout)
+    assert items[0]["content"].startswith("Task: ")  # no --system: the task state comes first
+    assert [i.get("type") for i in items[-3:]] == ["function_call", "function_call_output", None]
+    assert items[-1] == {"role": "user", "content": "hi"}
+    assert "fold v1 at cursor 3" in shown.stderr
+
+    tight = pgctx_cli("context", "--dsn", dsn, "--conversation", "c", "--window", "6200", "--output", "6000",
+                      "--margin", "0", "--fixed-input", "0")
+    assert tight.returncode == 2
+    assert "over the limit 200" in tight.stderr and "[ContextOverBudget]" in tight.stderr
+
+    no_room = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--window", "100")
+    assert no_room.returncode == 2 and "no room for history" in no_room.stderr
