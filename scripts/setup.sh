@@ -1,15 +1,28 @@
 # Sourced by scripts/test and scripts/demo: make this checkout runnable on a fresh Debian/Ubuntu
-# machine. Installs the PostgreSQL server binaries when none are present, creates .venv and
-# installs pgctx with its dev extra (again only when pyproject.toml changed).
+# machine. Installs the PostgreSQL server binaries when none are present (and, for the test
+# suite, pgbouncer), creates .venv and installs pgctx with its dev extra (again only when
+# pyproject.toml changed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+packages=()
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
-    echo "pgctx setup: installing the PostgreSQL server (Debian package 'postgresql') ..." >&2
+    packages+=(postgresql)
+fi
+if [ "${PGCTX_SETUP_PGBOUNCER:-0}" = 1 ] && ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+    packages+=(pgbouncer)
+fi
+if [ "${#packages[@]}" -gt 0 ]; then
+    echo "pgctx setup: installing Debian package(s) ${packages[*]} ..." >&2
     sudo_=""
     [ "$(id -u)" -eq 0 ] || sudo_="sudo"
     $sudo_ apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq postgresql >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${packages[@]}" >/dev/null
+    # the Debian packages start system services; pgctx runs its own throwaway servers, so stop
+    # the ones just installed (and only those)
+    for service in "${packages[@]}"; do
+        $sudo_ service "$service" stop >/dev/null 2>&1 || true
+    done
 fi
 
 PYTHON="${PYTHON:-python3}"
