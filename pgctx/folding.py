@@ -53,7 +53,7 @@ class FoldResult:
     triggers: tuple[Trigger, ...] = ()
     tokens_before: int = 0  # summary + unfolded events, before
     tokens_after: int = 0  # summary + unfolded events, after
-    attempts: int = 0
+    attempts: int = 0  # rounds of read-summarize-prepare-commit (more than 1 after a lost race)
     summarizer: str | None = None
     conflicts: list[str] = field(default_factory=list)
 
@@ -77,14 +77,6 @@ def fold(conn: db.Connectable, conversation_id: str, *, summarizer: Summarizer |
 def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: bool, probe: Any,
           attempts: int) -> db.Op[FoldResult]:
     counter = budget.counter()
-    status = yield from _status(conversation_id, budget)
-    version, cursor, head, boundary, unfolded, triggers = status
-    before = summary_tokens(counter, (yield from _committed_fold(conversation_id)).summary, version, cursor) + unfolded
-    result = dict(previous_version=version, previous_cursor=cursor, triggers=triggers,
-                  tokens_before=before, summarizer=summarizer.id)
-    if not triggers and not force:
-        return FoldResult(False, "not due: no capacity, structural or risk trigger", version, cursor,
-                          tokens_after=before, **result)
     conflicts: list[str] = []
     for attempt in range(1, attempts + 1):
         serialized = attempt == attempts and attempts > 1
@@ -93,16 +85,25 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             yield db.Begin
             yield db.Query(db.SERIALIZE_FOLDS, (conversation_id,))
         try:
-            if attempt > 1:
-                version, cursor, head, boundary, unfolded, triggers = yield from _status(conversation_id, budget)
-            if boundary <= cursor:
+            # (re-)read: after a lost race the base, the triggers and the boundary have moved
+            version, cursor, head, boundary, unfolded, triggers = yield from _status(conversation_id, budget)
+            committed = yield from _committed_fold(conversation_id)
+            before = summary_tokens(counter, committed.summary, version, cursor) + unfolded
+            seen = dict(previous_version=version, previous_cursor=cursor, triggers=triggers, tokens_before=before,
+                        summarizer=summarizer.id, attempts=attempt, conflicts=conflicts)
+            why = None
+            if not triggers and not force:
+                why = "not due: no capacity, structural or risk trigger"
+                if conflicts:  # the fold this call meant to make was made by another folder
+                    why = f"not due after a concurrent fold committed version {version}: no trigger left"
+            elif boundary <= cursor:
                 why = ("nothing to fold: no events after the committed cursor" if head <= cursor else
                        f"no boundary after cursor {cursor} keeps atomic units whole "
                        "(a tool call is still waiting for its result)")
+            if why is not None:
                 if serialized:
                     yield db.End
-                return FoldResult(False, why, version, cursor, attempts=attempt, conflicts=conflicts,
-                                  tokens_after=before, **result)
+                return FoldResult(False, why, version, cursor, tokens_after=before, **seen)
             request = yield from fold_request_op(conversation_id, boundary)
             candidate = yield from _summarize(summarizer, request)
             if probe is not None:
@@ -122,8 +123,7 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             continue
         after_unfolded = (yield from _status(conversation_id, budget))[4]
         after = summary_tokens(counter, candidate, prepared, new_cursor) + after_unfolded
-        return FoldResult(True, "committed", prepared, new_cursor, attempts=attempt, conflicts=conflicts,
-                          tokens_after=after, **result)
+        return FoldResult(True, "committed", prepared, new_cursor, tokens_after=after, **seen)
     raise AssertionError("unreachable")
 
 

@@ -51,8 +51,28 @@ CREATE INDEX IF NOT EXISTS events_recovery ON pgctx.events (conversation_id, seq
 CREATE INDEX IF NOT EXISTS events_approval ON pgctx.events (conversation_id, (payload->>'approval_id'), seq)
     WHERE kind = 'approval';
 
+-- A conversation's history and where each part of it is stored: its own events after base_seq,
+-- and for a branch its source's events up to the fork point (recursively). A call made before a
+-- fork and answered on the branch is one call of the branch's history.
+CREATE OR REPLACE FUNCTION pgctx.lineage(conversation_id text)
+RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+    WITH RECURSIVE l AS (
+        SELECT c.conversation_id, c.base_seq, NULL::bigint AS upto_seq, c.forked_from
+          FROM pgctx.conversations c WHERE c.conversation_id = lineage.conversation_id
+        UNION ALL
+        SELECT p.conversation_id, p.base_seq, l.base_seq, p.forked_from
+          FROM l JOIN pgctx.conversations p ON p.conversation_id = l.forked_from
+    )
+    SELECT l.conversation_id, l.base_seq, l.upto_seq FROM l
+$$;
+
+COMMENT ON FUNCTION pgctx.lineage(text) IS
+    'Where a conversation''s history is stored: (conversation_id, after_seq, upto_seq) for itself and, for a branch, each source up to its fork point.';
+
 -- Every call made in from_seq+1..upto, or answered there, and the calls named in also_calls, with
--- their status as of upto.
+-- their status as of upto. Calls and answers are looked up across the conversation's lineage.
 CREATE OR REPLACE FUNCTION pgctx.tool_calls(conversation_id text, from_seq bigint DEFAULT 0, upto bigint DEFAULT NULL,
                                             also_calls text[] DEFAULT '{}')
 RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_seq bigint,
@@ -60,27 +80,31 @@ RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_
                status text, identifiers text[])
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
-    WITH bounds AS (
+    WITH bounds AS MATERIALIZED (
         SELECT coalesce(upto, (SELECT c.head_seq FROM pgctx.conversations c
                                 WHERE c.conversation_id = tool_calls.conversation_id)) AS upto
+    ), parts AS MATERIALIZED (
+        -- the stored parts of the history up to upto: (conversation, after, through)
+        SELECT l.conversation_id AS cid, l.after_seq AS lo, least(coalesce(l.upto_seq, b.upto), b.upto) AS hi
+          FROM pgctx.lineage(tool_calls.conversation_id) l, bounds b
     ), touched AS (
         -- the range itself, by primary key
         SELECT DISTINCT e.payload->>'call_id' AS call_id
-          FROM pgctx.events e, bounds b
-         WHERE e.conversation_id = tool_calls.conversation_id
-           AND e.seq > from_seq AND e.seq <= b.upto
-           AND e.kind IN ('tool_call', 'tool_result', 'status_query')
+          FROM parts p
+          JOIN pgctx.events e ON e.conversation_id = p.cid
+               AND e.seq > greatest(p.lo, from_seq) AND e.seq <= p.hi
+         WHERE e.kind IN ('tool_call', 'tool_result', 'status_query')
            AND e.payload ? 'call_id'
         UNION
         SELECT unnest(also_calls)
     ), calls AS (
         -- each call by its id (events_call_id), wherever it lies in the history
         SELECT c.seq, c.payload
-          FROM touched t, bounds b
-         CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM pgctx.events e
-                              WHERE e.conversation_id = tool_calls.conversation_id
-                                AND e.kind = 'tool_call' AND e.payload->>'call_id' = t.call_id
-                                AND e.seq <= b.upto
+          FROM touched t
+         CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM parts p
+                               JOIN pgctx.events e ON e.conversation_id = p.cid
+                                    AND e.kind = 'tool_call' AND e.payload->>'call_id' = t.call_id
+                                    AND e.seq > p.lo AND e.seq <= p.hi
                               ORDER BY e.seq LIMIT 1) c
     )
     SELECT c.payload->>'call_id',
@@ -100,9 +124,9 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
                WHEN ans.kind = 'status_query' THEN
                    CASE ans.payload->>'outcome' WHEN 'succeeded' THEN 'succeeded' WHEN 'failed' THEN 'failed'
                                                 WHEN 'not_performed' THEN 'failed' ELSE 'unknown' END
-               WHEN EXISTS (SELECT 1 FROM pgctx.events r, bounds b
-                             WHERE r.conversation_id = tool_calls.conversation_id AND r.kind = 'recovery'
-                               AND r.seq > c.seq AND r.seq <= b.upto) THEN 'unknown'
+               WHEN EXISTS (SELECT 1 FROM parts p
+                              JOIN pgctx.events r ON r.conversation_id = p.cid AND r.kind = 'recovery'
+                                   AND r.seq > greatest(p.lo, c.seq) AND r.seq <= p.hi) THEN 'unknown'
                ELSE 'running'
            END,
            ARRAY(SELECT a.value #>> '{}'
@@ -113,19 +137,19 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
                              ELSE a.key = 'id' OR a.key LIKE '%\_id' END
                   ORDER BY a.key)
       FROM calls c
-      CROSS JOIN bounds b
       LEFT JOIN pgctx.tools reg ON reg.tool = c.payload->>'tool'
-      LEFT JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM pgctx.events a
-                          WHERE a.conversation_id = tool_calls.conversation_id
-                            AND a.kind IN ('tool_result', 'status_query')
-                            AND a.payload->>'call_id' = c.payload->>'call_id'
-                            AND a.seq > c.seq AND a.seq <= b.upto
+      LEFT JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM parts p
+                           JOIN pgctx.events a ON a.conversation_id = p.cid
+                                AND a.kind IN ('tool_result', 'status_query')
+                                AND a.payload->>'call_id' = c.payload->>'call_id'
+                                AND a.seq > greatest(p.lo, c.seq) AND a.seq <= p.hi
                           ORDER BY a.seq DESC LIMIT 1) ans ON true
-      LEFT JOIN LATERAL (SELECT a.seq FROM pgctx.events a
-                          WHERE a.conversation_id = tool_calls.conversation_id
-                            AND a.kind = 'tool_result'
-                            AND a.payload->>'call_id' = c.payload->>'call_id'
-                            AND a.seq > c.seq
+      LEFT JOIN LATERAL (SELECT a.seq FROM pgctx.lineage(tool_calls.conversation_id) p
+                           JOIN pgctx.events a ON a.conversation_id = p.conversation_id
+                                AND a.kind = 'tool_result'
+                                AND a.payload->>'call_id' = c.payload->>'call_id'
+                                AND a.seq > greatest(p.after_seq, c.seq)
+                                AND (p.upto_seq IS NULL OR a.seq <= p.upto_seq)
                           ORDER BY a.seq LIMIT 1) res ON true
      ORDER BY c.seq
 $$;

@@ -49,7 +49,7 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT 'structural', format('tool chain completed: %s call(s) answered, none waiting', count(*)),
            ARRAY[max(c.answer_seq)]
       FROM calls c
-    HAVING count(*) > 0 AND bool_and(c.status NOT IN ('planned', 'running'))
+    HAVING count(*) > 0 AND bool_and(c.answer_seq IS NOT NULL)
     UNION ALL
     SELECT 'structural',
            CASE r.kind
@@ -70,12 +70,12 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     UNION ALL
     -- risk: fold now, and keep the evidence raw beside the summary (never instead of it)
     SELECT 'risk', format('irreversible side effect: %s (call %s)', c.tool, c.call_id),
-           ARRAY[c.call_seq] || coalesce(ARRAY[c.answer_seq], '{}')
+           array_remove(ARRAY[c.call_seq, c.answer_seq], NULL)
       FROM calls c WHERE c.effect = 'irreversible'
     UNION ALL
     SELECT 'risk', format('unknown outcome: %s (call %s) - ask the service by idempotency key %s', c.tool,
                           c.call_id, coalesce(c.idempotency_key, '(none)')),
-           ARRAY[c.call_seq] || coalesce(ARRAY[c.answer_seq], '{}')
+           array_remove(ARRAY[c.call_seq, c.answer_seq], NULL)
       FROM calls c WHERE c.status = 'unknown'
     UNION ALL
     SELECT 'risk', format('contradictory results for call %s: %s', a.call_id, string_agg(DISTINCT a.outcome, ' vs ')),

@@ -24,13 +24,17 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
         SELECT e.seq, e.kind, e.payload, e.tokens
           FROM pgctx.events e, fold f
          WHERE e.conversation_id = context_events.conversation_id AND e.seq > f.cursor
+    ), parts AS MATERIALIZED (
+        -- a branch's folded history may be stored under its source (080 lineage)
+        SELECT * FROM pgctx.lineage(context_events.conversation_id)
     ), pinned AS (
         -- the call of a result that came after the call was folded
         SELECT c.seq, 'call of the result at seq ' || a.seq AS reason
           FROM unfolded a, fold f
-         CROSS JOIN LATERAL (SELECT e.seq FROM pgctx.events e
-                              WHERE e.conversation_id = context_events.conversation_id
-                                AND e.kind = 'tool_call' AND e.payload->>'call_id' = a.payload->>'call_id'
+         CROSS JOIN LATERAL (SELECT e.seq FROM parts p
+                               JOIN pgctx.events e ON e.conversation_id = p.conversation_id
+                                    AND e.kind = 'tool_call' AND e.payload->>'call_id' = a.payload->>'call_id'
+                                    AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)
                               ORDER BY e.seq LIMIT 1) c
          WHERE a.kind IN ('tool_result', 'status_query') AND c.seq <= f.cursor
         UNION ALL
@@ -48,7 +52,8 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT 'evidence', e.seq, e.kind, e.payload, e.tokens, p.reasons
       FROM (SELECT pinned.seq, string_agg(DISTINCT pinned.reason, '; ') AS reasons
               FROM pinned, fold f WHERE pinned.seq <= f.cursor GROUP BY pinned.seq) p
-      JOIN pgctx.events e ON e.conversation_id = context_events.conversation_id AND e.seq = p.seq
+      JOIN parts l ON p.seq > l.after_seq AND (l.upto_seq IS NULL OR p.seq <= l.upto_seq)
+      JOIN pgctx.events e ON e.conversation_id = l.conversation_id AND e.seq = p.seq
     UNION ALL
     SELECT 'events', u.seq, u.kind, u.payload, u.tokens, NULL FROM unfolded u
     ORDER BY 2

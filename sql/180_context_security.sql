@@ -10,12 +10,14 @@ REVOKE ALL ON FUNCTION
     pgctx.fold_boundary(text, bigint),
     pgctx.fold_status(text, bigint),
     pgctx.context_events(text),
-    pgctx.serialize_folds(text)
+    pgctx.serialize_folds(text),
+    pgctx.lineage(text)
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
     pgctx.fold_triggers(text, bigint, bigint, bigint),
     pgctx.fold_boundary(text, bigint),
     pgctx.fold_status(text, bigint),
-    pgctx.context_events(text)
+    pgctx.context_events(text),
+    pgctx.lineage(text)
     TO pgctx_app, pgctx_auditor;
 GRANT EXECUTE ON FUNCTION pgctx.serialize_folds(text) TO pgctx_app;

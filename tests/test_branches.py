@@ -9,12 +9,14 @@ import pytest
 
 import pgctx
 from pgctx import errors
-from pgctx.demo import STORY
+from pgctx.demo import STORY as DEMO_STORY
 from pgctx.folds import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 
 SUMMARIZER = BuiltinSummarizer()
 
+
+STORY = DEMO_STORY[:6]  # the order story up to the agent's reply
 
 def fold(conn, cid: str) -> int:
     """Fold everything unfolded with the built-in summarizer; returns the new cursor."""

@@ -1,5 +1,5 @@
 """The fold API: per-event token counts on append, fold triggers and boundaries, the working
-context's events, and their privileges.
+context's events, tool calls across a branch's lineage, and their privileges.
 
 Revision ID: 0003
 Revises: 0002
@@ -18,6 +18,7 @@ depends_on = None
 FILES = [
     "040_append.sql",  # append_event gains its tokens argument (replacing the old signature)
     "060_security.sql",  # and its grant
+    "080_tool_state.sql",  # tool calls looked up across a branch's lineage (pgctx.lineage)
     "160_fold_triggers.sql",
     "170_context.sql",
     "180_context_security.sql",
