@@ -18,6 +18,7 @@ from pgctx.context import SECTIONS
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import note
 from pgctx.tokens import Budget, TokenCounter
+from tests.events import call, result
 
 CID = "order-10086"
 SYSTEM = "You are the order assistant. Never repeat a refund without its idempotency key."
@@ -32,22 +33,6 @@ def budget(limit: int) -> Budget:
 
 
 BIG = budget(1_000_000)
-
-
-def call(n: int, tool: str = "update_delivery_date", effect: str | None = None, key: bool = True) -> dict:
-    payload = {"tool": tool, "call_id": f"call-{n}", "arguments": {"order_id": "10086", "n": n}}
-    if effect:
-        payload["effect"] = effect
-    if key:
-        payload["idempotency_key"] = f"k-{n}"
-    return payload
-
-
-def result(n: int, outcome: str = "succeeded", **extra) -> dict:
-    payload = {"call_id": f"call-{n}", "outcome": outcome, **extra}
-    if outcome == "succeeded":
-        payload.setdefault("request_id", f"req-{n}")
-    return payload
 
 
 def add(conn, *events) -> list[int]:

@@ -22,6 +22,7 @@ from pgctx.folding import Trigger
 from pgctx.messages import event_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest
 from pgctx.tokens import Budget, TokenCounter
+from tests.events import call, result
 
 CID = "order-10086"
 COUNTER = TokenCounter("o200k_base")  # the default model's encoding (gpt-4o-mini)
@@ -31,24 +32,6 @@ LOCK_KEY = "SELECT pg_try_advisory_xact_lock(hashtextextended('pgctx:fold:' || %
 def budget(threshold: int) -> Budget:
     """A budget whose capacity threshold αB is exactly ``threshold``."""
     return Budget(window=threshold, fixed_input=0, output=0, reasoning=0, margin=0, alpha=1)
-
-
-def call(n: int, tool: str = "update_order", effect: str | None = None, key: bool = True) -> dict:
-    payload = {"tool": tool, "call_id": f"call-{n}", "arguments": {"order_id": f"{n}0086"}}
-    if effect:
-        payload["effect"] = effect
-    if key:
-        payload["idempotency_key"] = f"k-{n}"
-    return payload
-
-
-def result(n: int, outcome: str = "succeeded", **extra) -> dict:
-    payload = {"call_id": f"call-{n}", "outcome": outcome, **extra}
-    if outcome == "succeeded":
-        payload.setdefault("request_id", f"req-{n}")
-    if outcome == "failed":
-        payload.setdefault("error", "rejected")
-    return payload
 
 
 def add(conn, *events, cid: str = CID) -> list[int]:
