@@ -56,7 +56,9 @@ CREATE INDEX IF NOT EXISTS events_approval ON pgctx.events (conversation_id, (pa
 -- fork and answered on the branch is one call of the branch's history.
 CREATE OR REPLACE FUNCTION pgctx.lineage(conversation_id text)
 RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
-LANGUAGE sql STABLE
+-- ROWS 1: nearly every conversation is not a branch. The default estimate (1000) multiplied the
+-- cost of every lookup joined to it past jit_above_cost: ~40 ms of JIT per tool_calls call.
+LANGUAGE sql STABLE ROWS 1
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
     WITH RECURSIVE l AS (
         SELECT c.conversation_id, c.base_seq, NULL::bigint AS upto_seq, c.forked_from
@@ -83,29 +85,35 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     WITH bounds AS MATERIALIZED (
         SELECT coalesce(upto, (SELECT c.head_seq FROM pgctx.conversations c
                                 WHERE c.conversation_id = tool_calls.conversation_id)) AS upto
+    ), stored AS MATERIALIZED (
+        SELECT * FROM pgctx.lineage(tool_calls.conversation_id)
     ), parts AS MATERIALIZED (
         -- the stored parts of the history up to upto: (conversation, after, through)
         SELECT l.conversation_id AS cid, l.after_seq AS lo, least(coalesce(l.upto_seq, b.upto), b.upto) AS hi
-          FROM pgctx.lineage(tool_calls.conversation_id) l, bounds b
+          FROM stored l, bounds b
     ), touched AS (
-        -- the range itself, by primary key
-        SELECT DISTINCT e.payload->>'call_id' AS call_id
+        -- the range itself, by primary key (one index range scan per stored part)
+        SELECT DISTINCT x.call_id
           FROM parts p
-          JOIN pgctx.events e ON e.conversation_id = p.cid
-               AND e.seq > greatest(p.lo, from_seq) AND e.seq <= p.hi
-         WHERE e.kind IN ('tool_call', 'tool_result', 'status_query')
-           AND e.payload ? 'call_id'
+         CROSS JOIN LATERAL (SELECT e.payload->>'call_id' AS call_id FROM pgctx.events e
+                              WHERE e.conversation_id = p.cid
+                                AND e.seq > greatest(p.lo, from_seq) AND e.seq <= p.hi
+                                AND e.kind IN ('tool_call', 'tool_result', 'status_query')
+                                AND e.payload ? 'call_id') x
         UNION
         SELECT unnest(also_calls)
     ), calls AS (
         -- each call by its id (events_call_id), wherever it lies in the history
         SELECT c.seq, c.payload
           FROM touched t
-         CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM parts p
-                               JOIN pgctx.events e ON e.conversation_id = p.cid
-                                    AND e.kind = 'tool_call' AND e.payload->>'call_id' = t.call_id
-                                    AND e.seq > p.lo AND e.seq <= p.hi
-                              ORDER BY e.seq LIMIT 1) c
+         CROSS JOIN LATERAL (SELECT x.seq, x.payload
+                               FROM parts p
+                              CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM pgctx.events e
+                                                   WHERE e.conversation_id = p.cid AND e.kind = 'tool_call'
+                                                     AND e.payload->>'call_id' = t.call_id
+                                                     AND e.seq > p.lo AND e.seq <= p.hi
+                                                   ORDER BY e.seq LIMIT 1) x
+                              ORDER BY x.seq LIMIT 1) c
     )
     SELECT c.payload->>'call_id',
            c.payload->>'tool',
@@ -125,8 +133,10 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
                    CASE ans.payload->>'outcome' WHEN 'succeeded' THEN 'succeeded' WHEN 'failed' THEN 'failed'
                                                 WHEN 'not_performed' THEN 'failed' ELSE 'unknown' END
                WHEN EXISTS (SELECT 1 FROM parts p
-                              JOIN pgctx.events r ON r.conversation_id = p.cid AND r.kind = 'recovery'
-                                   AND r.seq > greatest(p.lo, c.seq) AND r.seq <= p.hi) THEN 'unknown'
+                             CROSS JOIN LATERAL (SELECT 1 FROM pgctx.events r
+                                                  WHERE r.conversation_id = p.cid AND r.kind = 'recovery'
+                                                    AND r.seq > greatest(p.lo, c.seq) AND r.seq <= p.hi
+                                                  LIMIT 1) x) THEN 'unknown'
                ELSE 'running'
            END,
            ARRAY(SELECT a.value #>> '{}'
@@ -138,19 +148,25 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
                   ORDER BY a.key)
       FROM calls c
       LEFT JOIN pgctx.tools reg ON reg.tool = c.payload->>'tool'
-      LEFT JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM parts p
-                           JOIN pgctx.events a ON a.conversation_id = p.cid
-                                AND a.kind IN ('tool_result', 'status_query')
-                                AND a.payload->>'call_id' = c.payload->>'call_id'
-                                AND a.seq > greatest(p.lo, c.seq) AND a.seq <= p.hi
-                          ORDER BY a.seq DESC LIMIT 1) ans ON true
-      LEFT JOIN LATERAL (SELECT a.seq FROM pgctx.lineage(tool_calls.conversation_id) p
-                           JOIN pgctx.events a ON a.conversation_id = p.conversation_id
-                                AND a.kind = 'tool_result'
-                                AND a.payload->>'call_id' = c.payload->>'call_id'
-                                AND a.seq > greatest(p.after_seq, c.seq)
-                                AND (p.upto_seq IS NULL OR a.seq <= p.upto_seq)
-                          ORDER BY a.seq LIMIT 1) res ON true
+      LEFT JOIN LATERAL (SELECT x.seq, x.kind, x.payload
+                           FROM parts p
+                          CROSS JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM pgctx.events a
+                                               WHERE a.conversation_id = p.cid
+                                                 AND a.kind IN ('tool_result', 'status_query')
+                                                 AND a.payload->>'call_id' = c.payload->>'call_id'
+                                                 AND a.seq > greatest(p.lo, c.seq) AND a.seq <= p.hi
+                                               ORDER BY a.seq DESC LIMIT 1) x
+                          ORDER BY x.seq DESC LIMIT 1) ans ON true
+      LEFT JOIN LATERAL (SELECT x.seq
+                           FROM stored p
+                          CROSS JOIN LATERAL (SELECT a.seq FROM pgctx.events a
+                                               WHERE a.conversation_id = p.conversation_id
+                                                 AND a.kind = 'tool_result'
+                                                 AND a.payload->>'call_id' = c.payload->>'call_id'
+                                                 AND a.seq > greatest(p.after_seq, c.seq)
+                                                 AND a.seq <= coalesce(p.upto_seq, 9223372036854775807)
+                                               ORDER BY a.seq LIMIT 1) x
+                          ORDER BY x.seq LIMIT 1) res ON true
      ORDER BY c.seq
 $$;
 
