@@ -3,8 +3,9 @@
     system rules + task state + committed summary + pinned evidence + unfolded events
     + retrieved long-term memories + the current message
 
-The events come from pgctx.context_events (sql/170_context.sql): every event after the
-committed cursor, and the evidence kept raw beside the summary. Rules this module keeps:
+The committed fold and its events come from pgctx.context_events (sql/170_context.sql), in
+one statement: every event after the committed cursor, and the evidence kept raw beside the
+summary. Rules this module keeps:
 
 - A tool call and its output are adjacent, in that order, and every call has an output: a
   result is placed right after its call (later answers to the same call become notes); a call
@@ -26,8 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pgctx import db
-from pgctx.errors import ContextOverBudget
-from pgctx.folds import _committed_fold
+from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import (
     ANSWERS, call_message, event_message, note, output_message, summary_message, task_message, to_input_items,
 )
@@ -59,17 +59,19 @@ def build_context(conn: db.Connectable, conversation_id: str, *, budget: Budget 
 
 def _build(conversation_id: str, budget: Budget, system: str | None, current: str | None,
            memories: list[str]) -> db.Op[WorkingContext]:
-    yield db.Begin  # the summary and the events from one snapshot
-    committed = yield from _committed_fold(conversation_id)
+    # one statement: the committed fold and its events from one snapshot, in one round trip
     rows = yield db.Query(db.CONTEXT_EVENTS, (conversation_id,))
-    yield db.End
+    fold = [r for r in rows if r[0] == "summary"]
+    if not fold or fold[0][3]["version"] is None:
+        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+    cursor, version, summary = fold[0][1], fold[0][3]["version"], fold[0][3]["summary"]
     counter = budget.counter()
     out = _Assembler(counter)
     if system:
         out.add("system", {"role": "system", "content": system})
-    if committed.summary:
-        out.add("task", task_message(committed.summary))
-        out.add("summary", summary_message(committed.summary, committed.version, committed.cursor))
+    if summary:
+        out.add("task", task_message(summary))
+        out.add("summary", summary_message(summary, version, cursor))
     events = [r for r in rows if r[0] == "events"]
     pinned = {r[1]: r for r in rows if r[0] == "evidence"}
     pinned_calls = {r[3].get("call_id"): r for r in pinned.values() if r[2] == "tool_call"}
@@ -97,7 +99,7 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
         out.add("memories", message, tokens=tokens)
     messages = out.messages()
     return WorkingContext(messages, to_input_items(messages), dict(out.sections), out.total, budget.input_limit,
-                          committed.version, committed.cursor, evidence, dropped)
+                          version, cursor, evidence, dropped)
 
 
 def _render_events(out: _Assembler, events: list[tuple[Any, ...]],

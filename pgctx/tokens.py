@@ -49,12 +49,15 @@ class TokenCounter:
     def __init__(self, encoding: str):
         self.encoding = encoding
         self._encode = _load(encoding)
+        # The same texts come back every turn (system rules, the committed summary): remember
+        # their counts instead of encoding them again.
+        self.count = functools.lru_cache(maxsize=1024)(self._count)
 
     @classmethod
     def for_model(cls, model: str) -> TokenCounter:
         return _counter(encoding_name_for_model(model))
 
-    def count(self, text: str) -> int:
+    def _count(self, text: str) -> int:
         # bpe-openai refuses very long inputs: count long text in pieces (a piece boundary can
         # split one token in two, so a count may be high by one per CHUNK characters)
         if len(text) <= CHUNK:

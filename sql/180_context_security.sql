@@ -11,7 +11,8 @@ REVOKE ALL ON FUNCTION
     pgctx.fold_status(text, bigint),
     pgctx.context_events(text),
     pgctx.serialize_folds(text),
-    pgctx.lineage(text)
+    pgctx.lineage(text),
+    pgctx.checkpoints_evidence()
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
     pgctx.fold_triggers(text, bigint, bigint, bigint),

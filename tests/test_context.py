@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
@@ -342,3 +343,29 @@ def test_memories_kept_while_they_fit_and_total_never_exceeds_the_limit(story):
     full = pgctx.build_context(story, CID, budget=budget(mandatory + sum(cost)), system=SYSTEM,
                                current_message=CURRENT, memories=memories)
     assert full.dropped_memories == 0 and full.total_tokens == full.limit
+
+
+def test_fold_evidence_is_derived_at_insert_and_never_changes(conn):
+    add(conn,
+        ("user", {"text": "refund 10086"}),                                # 1
+        ("tool_call", call(1, tool="refund", effect="irreversible")),     # 2
+        ("tool_result", result(1)))                                       # 3
+    assert pgctx.fold(conn, CID).committed
+    evidence = conn.execute("SELECT evidence FROM pgctx.checkpoints WHERE version = 1").fetchone()[0]
+    assert evidence == [{"seq": 2, "reason": "risk: irreversible side effect: refund (call call-1)"},
+                        {"seq": 3, "reason": "risk: irreversible side effect: refund (call call-1)"}]
+    # not even a superuser who bypasses nothing else can rewrite it
+    with pytest.raises(psycopg.Error) as caught:
+        conn.execute("UPDATE pgctx.checkpoints SET evidence = '[]' WHERE version = 1")
+    assert caught.value.sqlstate == "PC112"
+    # a value supplied at insert is replaced by the derived one (the fold of 4..5 has no risk)
+    add(conn, ("user", {"text": "thanks"}), ("assistant", {"text": "you are welcome"}))
+    request = pgctx.folds.fold_request(conn, CID)
+    summary = pgctx.BuiltinSummarizer().summarize(request)
+    row = conn.execute(
+        "INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,"
+        " schema_version, summary, checksum, evidence)"
+        " SELECT %s, 2, 'PREPARED', 1, 3, 5, e.hash, 1, %s, pgctx.checkpoint_checksum(1, 5, e.hash, %s), %s"
+        " FROM pgctx.events e WHERE e.conversation_id = %s AND e.seq = 5 RETURNING evidence",
+        (CID, Jsonb(summary), Jsonb(summary), Jsonb([{"seq": 1, "reason": "forged"}]), CID)).fetchone()
+    assert row[0] == []

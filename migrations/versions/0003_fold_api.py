@@ -20,6 +20,7 @@ FILES = [
     "060_security.sql",  # and its grant
     "080_tool_state.sql",  # tool calls looked up across a branch's lineage (pgctx.lineage)
     "160_fold_triggers.sql",
+    "165_fold_evidence.sql",
     "170_context.sql",
     "180_context_security.sql",
 ]
