@@ -41,7 +41,8 @@ COMMITTED_FOLD = "SELECT version, cursor, summary FROM pgctx.committed_fold(%s)"
 FORK = "SELECT pgctx.fork_conversation(%s, %s, %s)"
 CONFIRM_MAINLINE = "SELECT pgctx.confirm_mainline(%s)"
 EVENTS_RANGE = (
-    "SELECT seq, kind, payload FROM pgctx.events WHERE conversation_id = %s AND seq > %s AND seq <= %s ORDER BY seq"
+    "SELECT seq, kind, payload, tokens FROM pgctx.events WHERE conversation_id = %s AND seq > %s AND seq <= %s"
+    " ORDER BY seq"
 )
 HEAD_SEQ = "SELECT head_seq FROM pgctx.conversations WHERE conversation_id = %s"
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"

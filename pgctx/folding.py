@@ -121,7 +121,8 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             if attempt == attempts:
                 raise
             continue
-        after_unfolded = (yield from _status(conversation_id, budget))[4]
+        # the events after the new cursor are the ones that were unfolded and not folded now
+        after_unfolded = unfolded - sum(e.tokens or 0 for e in request.events)
         after = summary_tokens(counter, candidate, prepared, new_cursor) + after_unfolded
         return FoldResult(True, "committed", prepared, new_cursor, tokens_after=after, **seen)
     raise AssertionError("unreachable")

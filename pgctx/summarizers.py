@@ -27,6 +27,7 @@ class Event:
     seq: int
     kind: str
     payload: dict[str, Any]
+    tokens: int | None = None  # as stored at append (None: appended without a count)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,13 @@ ON CONFLICT (kind) DO UPDATE SET description = excluded.description;
 CREATE OR REPLACE FUNCTION pgctx.fold_triggers(conversation_id text, capacity bigint DEFAULT NULL,
                                                from_seq bigint DEFAULT NULL, to_seq bigint DEFAULT NULL)
 RETURNS TABLE (trigger_class text, reason text, evidence bigint[])
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+-- plpgsql with a generic plan kept for the session (see tool_calls): every fold reads it twice
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH bounds AS MATERIALIZED (
         SELECT coalesce(from_seq, f.cursor) AS lo, coalesce(to_seq, c.head_seq) AS hi
           FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f
@@ -96,7 +101,8 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
            ARRAY[r.seq]
       FROM range r
      WHERE r.kind IN ('permission', 'recovery')
-        OR (r.kind = 'verification' AND r.payload->'ok' = 'false'::jsonb)
+        OR (r.kind = 'verification' AND r.payload->'ok' = 'false'::jsonb);
+END
 $$;
 
 COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint) IS

@@ -15,7 +15,8 @@ RETURNS TABLE (section text, seq bigint, kind text, payload jsonb, tokens intege
 -- plpgsql, not sql: a plpgsql function keeps its query plan for the session, where a (non-inlined)
 -- sql function is planned on every call; this runs on every turn of every agent (~0.6 ms saved).
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
     RETURN QUERY
     WITH fold AS MATERIALIZED (
