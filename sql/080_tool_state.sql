@@ -44,7 +44,15 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT tool;
 $$;
 
--- Calls and their answers are found by call id, recoveries by seq, without scanning history.
+-- Calls and their answers are found by call id, recoveries by seq, without scanning history; the
+-- tool events of a range by seq (events_tool_seq: without it the planner read every tool event
+-- of the conversation through events_call_id, whose seq comes after the call id).
+--
+-- The functions that run on every fold or turn also SET jit = off: over a long history their
+-- plans are estimated past jit_above_cost, and compiling them (tens to hundreds of ms) costs far
+-- more than running them (a few ms of index lookups).
+CREATE INDEX IF NOT EXISTS events_tool_seq ON pgctx.events (conversation_id, seq)
+    WHERE kind IN ('tool_call', 'tool_result', 'status_query');
 CREATE INDEX IF NOT EXISTS events_call_id ON pgctx.events (conversation_id, (payload->>'call_id'), seq)
     WHERE kind IN ('tool_call', 'tool_result', 'status_query');
 CREATE INDEX IF NOT EXISTS events_recovery ON pgctx.events (conversation_id, seq) WHERE kind = 'recovery';
@@ -60,7 +68,8 @@ RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
 -- cost of every lookup joined to it past jit_above_cost: ~40 ms of JIT per tool_calls call.
 -- plpgsql keeps the plan for the session (a sql function is planned on every call).
 LANGUAGE plpgsql STABLE ROWS 1
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY
@@ -89,7 +98,8 @@ RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_
 -- planning (~0.5 ms) cost more than running it; the plan is index lookups whatever the range.
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET plan_cache_mode = force_generic_plan AS $$
+SET plan_cache_mode = force_generic_plan
+SET jit = off AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY
@@ -190,7 +200,8 @@ COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) IS
 CREATE OR REPLACE FUNCTION pgctx.open_approvals(conversation_id text, to_seq bigint)
 RETURNS TABLE (approval_id text, seq bigint)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
     SELECT r.payload->>'approval_id', r.seq
       FROM pgctx.events r
      WHERE r.conversation_id = open_approvals.conversation_id AND r.kind = 'approval'
@@ -210,7 +221,8 @@ $$;
 CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint,
                                            previous jsonb DEFAULT NULL) RETURNS jsonb
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
     WITH carried AS (
         SELECT coalesce(array_agg(t.k), '{}') AS ids
           FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)

@@ -44,14 +44,25 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The committed fold a new fold builds on (version 0 and the start cursor before the first).
+-- plpgsql keeps its plan for the session: every fold and working context reads this.
 CREATE OR REPLACE FUNCTION pgctx.committed_fold(conversation_id text,
                                                 OUT version integer, OUT cursor bigint, OUT summary jsonb)
-LANGUAGE sql STABLE AS $$
-    SELECT coalesce(h.version, 0), coalesce(h.cursor, c.base_seq),
-           pgctx.base_summary(c.conversation_id, coalesce(h.version, 0))
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
+DECLARE
+    found_row record;
+BEGIN
+    SELECT coalesce(h.version, 0) AS v, coalesce(h.cursor, c.base_seq) AS c,
+           pgctx.base_summary(c.conversation_id, coalesce(h.version, 0)) AS s
+      INTO found_row
       FROM pgctx.conversations c
       LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
-     WHERE c.conversation_id = committed_fold.conversation_id
+     WHERE c.conversation_id = committed_fold.conversation_id;
+    version := found_row.v;
+    cursor := found_row.c;
+    summary := found_row.s;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgctx.fold_violations(

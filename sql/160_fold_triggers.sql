@@ -27,7 +27,8 @@ RETURNS TABLE (trigger_class text, reason text, evidence bigint[])
 -- plpgsql with a generic plan kept for the session (see tool_calls): every fold reads it twice
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET plan_cache_mode = force_generic_plan AS $$
+SET plan_cache_mode = force_generic_plan
+SET jit = off AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY
@@ -111,7 +112,8 @@ COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint) IS
 -- The largest cursor in (committed cursor, upto] at which a fold keeps every atomic unit whole.
 CREATE OR REPLACE FUNCTION pgctx.fold_boundary(conversation_id text, upto bigint DEFAULT NULL) RETURNS bigint
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
 DECLARE
     lo       bigint;
     boundary bigint;
@@ -156,7 +158,8 @@ CREATE OR REPLACE FUNCTION pgctx.fold_status(conversation_id text, capacity bigi
     OUT version integer, OUT cursor bigint, OUT head_seq bigint, OUT boundary bigint,
     OUT unfolded_tokens bigint, OUT triggers jsonb)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
     SELECT f.version, f.cursor, c.head_seq, pgctx.fold_boundary(c.conversation_id),
            (SELECT coalesce(sum(e.tokens), 0) FROM pgctx.events e
              WHERE e.conversation_id = c.conversation_id AND e.seq > f.cursor),

@@ -16,7 +16,8 @@ COMMENT ON COLUMN pgctx.checkpoints.evidence IS
 
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_evidence() RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
 BEGIN
     IF TG_OP = 'UPDATE' THEN
         IF NEW.evidence IS DISTINCT FROM OLD.evidence THEN

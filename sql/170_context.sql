@@ -16,7 +16,8 @@ RETURNS TABLE (section text, seq bigint, kind text, payload jsonb, tokens intege
 -- sql function is planned on every call; this runs on every turn of every agent (~0.6 ms saved).
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET plan_cache_mode = force_generic_plan AS $$
+SET plan_cache_mode = force_generic_plan
+SET jit = off AS $$
 BEGIN
     RETURN QUERY
     WITH fold AS MATERIALIZED (

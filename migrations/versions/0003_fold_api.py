@@ -18,7 +18,8 @@ depends_on = None
 FILES = [
     "040_append.sql",  # append_event gains its tokens argument (replacing the old signature)
     "060_security.sql",  # and its grant
-    "080_tool_state.sql",  # tool calls looked up across a branch's lineage (pgctx.lineage)
+    "080_tool_state.sql",  # tool calls across a branch's lineage; plans kept, no JIT; events_tool_seq
+    "100_fold.sql",  # committed_fold keeps its plan
     "160_fold_triggers.sql",
     "165_fold_evidence.sql",
     "170_context.sql",
