@@ -44,15 +44,19 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT tool;
 $$;
 
--- Calls and their answers are found by call id, recoveries by seq, without scanning history; the
--- tool events of a range by seq (events_tool_seq: without it the planner read every tool event
--- of the conversation through events_call_id, whose seq comes after the call id).
+-- Calls and their answers are found by call id, recoveries by seq, without scanning history. The
+-- events of a range are read by primary key into a materialized CTE first and filtered by kind
+-- there: asked for "tool events with seq in a range", the planner read every tool event of the
+-- conversation through events_call_id, whose seq comes after the call id.
+--
+-- A lookup by call id orders by "seq + 0", not seq: ordering by the bare column lets the planner
+-- walk an index in seq order and filter on the call id (a LIMIT 1 that reads a long
+-- conversation's history when call ids repeat across conversations); with the expression it
+-- reads the call's few events through events_call_id and sorts them.
 --
 -- The functions that run on every fold or turn also SET jit = off: over a long history their
 -- plans are estimated past jit_above_cost, and compiling them (tens to hundreds of ms) costs far
 -- more than running them (a few ms of index lookups).
-CREATE INDEX IF NOT EXISTS events_tool_seq ON pgctx.events (conversation_id, seq)
-    WHERE kind IN ('tool_call', 'tool_result', 'status_query');
 CREATE INDEX IF NOT EXISTS events_call_id ON pgctx.events (conversation_id, (payload->>'call_id'), seq)
     WHERE kind IN ('tool_call', 'tool_result', 'status_query');
 CREATE INDEX IF NOT EXISTS events_recovery ON pgctx.events (conversation_id, seq) WHERE kind = 'recovery';
@@ -69,6 +73,7 @@ RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
 -- plpgsql keeps the plan for the session (a sql function is planned on every call).
 LANGUAGE plpgsql STABLE ROWS 1
 SET search_path = pg_catalog, pgctx, pg_temp
+SET plan_cache_mode = force_generic_plan
 SET jit = off AS $$
 #variable_conflict use_column
 BEGIN
@@ -112,15 +117,16 @@ BEGIN
         -- the stored parts of the history up to upto: (conversation, after, through)
         SELECT l.conversation_id AS cid, l.after_seq AS lo, least(coalesce(l.upto_seq, b.upto), b.upto) AS hi
           FROM stored l, bounds b
-    ), touched AS (
+    ), range AS MATERIALIZED (
         -- the range itself, by primary key (one index range scan per stored part)
-        SELECT DISTINCT x.call_id
+        SELECT e.kind, e.payload
           FROM parts p
-         CROSS JOIN LATERAL (SELECT e.payload->>'call_id' AS call_id FROM pgctx.events e
-                              WHERE e.conversation_id = p.cid
-                                AND e.seq > greatest(p.lo, from_seq) AND e.seq <= p.hi
-                                AND e.kind IN ('tool_call', 'tool_result', 'status_query')
-                                AND e.payload ? 'call_id') x
+          JOIN pgctx.events e ON e.conversation_id = p.cid
+               AND e.seq > greatest(p.lo, from_seq) AND e.seq <= p.hi
+    ), touched AS (
+        SELECT DISTINCT r.payload->>'call_id' AS call_id
+          FROM range r
+         WHERE r.kind IN ('tool_call', 'tool_result', 'status_query') AND r.payload ? 'call_id'
         UNION
         SELECT unnest(also_calls)
     ), calls AS (
@@ -133,7 +139,7 @@ BEGIN
                                                    WHERE e.conversation_id = p.cid AND e.kind = 'tool_call'
                                                      AND e.payload->>'call_id' = t.call_id
                                                      AND e.seq > p.lo AND e.seq <= p.hi
-                                                   ORDER BY e.seq LIMIT 1) x
+                                                   ORDER BY e.seq + 0 LIMIT 1) x
                               ORDER BY x.seq LIMIT 1) c
     )
     SELECT c.payload->>'call_id',
@@ -176,7 +182,7 @@ BEGIN
                                                  AND a.kind IN ('tool_result', 'status_query')
                                                  AND a.payload->>'call_id' = c.payload->>'call_id'
                                                  AND a.seq > greatest(p.lo, c.seq) AND a.seq <= p.hi
-                                               ORDER BY a.seq DESC LIMIT 1) x
+                                               ORDER BY a.seq + 0 DESC LIMIT 1) x
                           ORDER BY x.seq DESC LIMIT 1) ans ON true
       LEFT JOIN LATERAL (SELECT x.seq
                            FROM stored p
@@ -186,7 +192,7 @@ BEGIN
                                                  AND a.payload->>'call_id' = c.payload->>'call_id'
                                                  AND a.seq > greatest(p.after_seq, c.seq)
                                                  AND a.seq <= coalesce(p.upto_seq, 9223372036854775807)
-                                               ORDER BY a.seq LIMIT 1) x
+                                               ORDER BY a.seq + 0 LIMIT 1) x
                           ORDER BY x.seq LIMIT 1) res ON true
      ORDER BY c.seq;
 END

@@ -41,7 +41,7 @@ BEGIN
                                JOIN pgctx.events e ON e.conversation_id = p.conversation_id
                                     AND e.kind = 'tool_call' AND e.payload->>'call_id' = a.payload->>'call_id'
                                     AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)
-                              ORDER BY e.seq LIMIT 1) c
+                              ORDER BY e.seq + 0 LIMIT 1) c  -- + 0: see 080 (call id lookups)
          WHERE a.kind IN ('tool_result', 'status_query') AND c.seq <= f.cursor
         UNION ALL
         -- risk evidence of the last fold
