@@ -88,6 +88,7 @@ from pgctx.folding import ATTEMPTS, _fold  # noqa: E402
 from pgctx.folds import fold_request  # noqa: E402
 from pgctx.summarizers import BuiltinSummarizer  # noqa: E402
 from pgctx.tokens import Budget  # noqa: E402
+from machine import cpu_model
 
 RESULTS = HERE / "results" / "context.md"
 TAIL = 40  # unfolded events at measurement time, both conversations
@@ -468,16 +469,6 @@ def sum_statements(runs: list[list[tuple]]) -> list[tuple]:
 
 
 # ---- report ------------------------------------------------------------------------------------
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
 
 def met(ok: bool) -> str:
     return "met" if ok else "**MISSED**"

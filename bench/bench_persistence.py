@@ -65,6 +65,7 @@ from psycopg.rows import dict_row  # noqa: E402
 
 import pgctx  # noqa: E402
 from pgctx.embedded import EmbeddedPostgres  # noqa: E402
+from machine import cpu_model
 
 try:
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -497,16 +498,6 @@ def pgctx_source() -> str:
     except (OSError, subprocess.CalledProcessError):
         return f"pgctx {importlib_metadata.version('pgctx')}"
     return f"pgctx at commit {head}" + (" plus uncommitted changes to pgctx/, sql/ or migrations/" if dirty else "")
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def report(results: list[Result], stores: list[Storage], info: dict[str, Any]) -> str:
