@@ -249,15 +249,18 @@ def test_eight_prepared_candidates_one_commit_wins(dsn, conn):
     prepared, go = threading.Barrier(THREADS + 1, timeout=60), threading.Barrier(THREADS + 1, timeout=60)
 
     def work(i):
+        released = False
         try:
             with psycopg.connect(dsn, autocommit=True) as own:
                 version = prepare(own, cursor, goal=f"candidate {i}")  # its own, committed, transaction
                 prepared.wait()
                 go.wait()
+                released = True
                 return version, pgctx.commit_fold(own, CID, version)
         except BaseException:
-            prepared.abort()  # fail fast instead of waiting out the barrier
-            go.abort()
+            if not released:  # fail fast instead of waiting out the barrier; a commit that lost the
+                prepared.abort()  # race (after go) must not break the barrier for slower threads
+                go.abort()
             raise
 
     results: list = []
