@@ -64,7 +64,7 @@ def export_bundle(conn: db.Connectable, conversation_id: str, out: IO[str]) -> i
             out.write(head[:-1] + ', "payload": ' + payload + "}\n")
             written += 1
     if not found:
-        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+        raise ConversationNotFound.of(conversation_id)
     return written
 
 

@@ -63,7 +63,7 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
     rows = yield db.Query(db.CONTEXT_EVENTS, (conversation_id,))
     fold = [r for r in rows if r[0] == "summary"]
     if not fold or fold[0][3]["version"] is None:
-        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+        raise ConversationNotFound.of(conversation_id)
     cursor, version, summary = fold[0][1], fold[0][3]["version"], fold[0][3]["summary"]
     counter = budget.counter()
     out = _Assembler(counter)

@@ -139,12 +139,8 @@ def run(target: Connectable, op: Op[T]) -> T:
             value, error = None, None
             try:
                 if isinstance(step, Query):
-                    with translated():
-                        if _own_transaction(conn):
-                            value = conn.execute(step.sql, step.params).fetchall()
-                        else:
-                            with conn.transaction():
-                                value = conn.execute(step.sql, step.params).fetchall()
+                    with translated(), _statement_transaction(conn):
+                        value = conn.execute(step.sql, step.params).fetchall()
                 elif isinstance(step, Call):
                     value = step.fn(*step.args)
                 elif step is Begin:
@@ -180,11 +176,8 @@ async def _arun(target: psycopg.AsyncConnection | AsyncConnectionPool, op: Op[T]
             try:
                 if isinstance(step, Query):
                     with translated():
-                        if _own_transaction(conn):
+                        async with _statement_transaction(conn):
                             value = await (await conn.execute(step.sql, step.params)).fetchall()
-                        else:
-                            async with conn.transaction():
-                                value = await (await conn.execute(step.sql, step.params)).fetchall()
                 elif isinstance(step, Call):
                     if inspect.iscoroutinefunction(step.fn) or inspect.iscoroutinefunction(
                             getattr(step.fn, "__call__", None)):
@@ -209,10 +202,12 @@ async def _arun(target: psycopg.AsyncConnection | AsyncConnectionPool, op: Op[T]
             await open_tx.pop().__aexit__(RuntimeError, RuntimeError("operation aborted"), None)
 
 
-def _own_transaction(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
-    """True when a statement on ``conn`` is its own transaction already (autocommit, idle): no
-    BEGIN/COMMIT round trips are needed around it."""
-    return conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+def _statement_transaction(conn: psycopg.Connection | psycopg.AsyncConnection) -> Any:
+    """The transaction one statement runs in: none of its own when it already is one (an idle
+    autocommit connection: no BEGIN/COMMIT round trips), else a transaction or a savepoint."""
+    if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        return contextlib.nullcontext()
+    return conn.transaction()
 
 
 def one(rows: list[tuple[Any, ...]]) -> tuple[Any, ...]:

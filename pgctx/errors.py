@@ -79,6 +79,11 @@ class InvalidEventKey(PgctxError):
 class ConversationNotFound(PgctxError):
     sqlstate = "PC014"
 
+    @classmethod
+    def of(cls, conversation_id: str) -> ConversationNotFound:
+        """The error for a conversation the caller cannot see, raised on the Python side."""
+        return cls(f"no conversation {conversation_id!r} (or not visible to this role)")
+
 
 class InvalidVerifyRange(PgctxError):
     sqlstate = "PC015"

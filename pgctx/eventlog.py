@@ -58,8 +58,15 @@ def append(
     Its token count (``counter``, default :func:`pgctx.tokens.default_counter`) is stored with
     it. On an AsyncConnection or async pool this returns an awaitable.
     """
+    return db.run(conn, append_op(conversation_id, kind, payload, event_key=event_key, tenant=tenant,
+                                  counter=counter))
+
+
+def append_op(conversation_id: str, kind: str, payload: Mapping[str, Any], *, event_key: str | None = None,
+              tenant: str | None = None, counter: TokenCounter | None = None) -> db.Op[int]:
+    """append() as a step of a longer operation (see pgctx.db.run)."""
     params = (conversation_id, kind, _json(payload), event_key, tenant, event_tokens(kind, payload, counter))
-    return db.run(conn, db.first(db.Query(db.APPEND_EVENT, params)))
+    return (yield from db.first(db.Query(db.APPEND_EVENT, params)))
 
 
 def append_many(

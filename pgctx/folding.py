@@ -131,7 +131,7 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
 def _status(conversation_id: str, budget: Budget) -> db.Op[tuple[Any, ...]]:
     rows = yield db.Query(db.FOLD_STATUS, (conversation_id, budget.threshold))
     if not rows or rows[0][0] is None:
-        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+        raise ConversationNotFound.of(conversation_id)
     version, cursor, head, boundary, unfolded, triggers = rows[0]
     parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers)
     return version, cursor, head, boundary, unfolded, parsed

@@ -39,7 +39,7 @@ def committed_fold(conn: db.Connectable, conversation_id: str) -> CommittedFold:
 def _committed_fold(conversation_id: str) -> db.Op[CommittedFold]:
     rows = yield db.Query(db.COMMITTED_FOLD, (conversation_id,))
     if not rows or rows[0][0] is None:
-        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+        raise ConversationNotFound.of(conversation_id)
     return CommittedFold(*rows[0])
 
 
@@ -111,7 +111,7 @@ def fold_request_op(conversation_id: str, new_cursor: int | None = None,
     yield db.Begin
     head = yield db.Query(db.HEAD_SEQ, (conversation_id,))
     if not head:
-        raise ConversationNotFound(f"no conversation {conversation_id!r} (or not visible to this role)")
+        raise ConversationNotFound.of(conversation_id)
     committed = yield from _committed_fold(conversation_id)
     to_seq = head[0][0] if new_cursor is None else new_cursor
     events = [Event(*r) for r in (yield db.Query(db.EVENTS_RANGE, (conversation_id, committed.cursor, to_seq)))]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pgctx import db
-from pgctx.eventlog import _json, event_tokens
+from pgctx.eventlog import append_op
 from pgctx.tokens import TokenCounter, default_counter
 
 OUTCOMES = ("succeeded", "failed", "not_performed", "unknown")
@@ -68,8 +68,6 @@ def _reconcile(conversation_id: str, resolver: Resolver, counter: TokenCounter) 
                    "authority": str(answer.get("authority") or call.tool), "outcome": answer["outcome"]}
         payload.update({k: answer[k] for k in ("request_id", "error") if answer.get(k) is not None})
         payload = {k: v for k, v in payload.items() if v is not None}
-        seq = yield from db.first(db.Query(db.APPEND_EVENT, (
-            conversation_id, "status_query", _json(payload), None, None,
-            event_tokens("status_query", payload, counter))))
+        seq = yield from append_op(conversation_id, "status_query", payload, counter=counter)
         resolved.append(Resolution(call.call_id, answer["outcome"], seq, answer["outcome"] == "not_performed"))
     return resolved
