@@ -12,12 +12,126 @@
 --     Registering a schema that uses any other keyword is refused (PC114), so no rule is ever
 --     silently ignored.
 --   * Registered schemas never change (a new shape is a new schema_version).
+--   * Each schema is also compiled, when registered, into one strict-mode jsonpath predicate
+--     (fast_check, a generated column, so it always is the compilation of the stored schema). It
+--     is only a shortcut for accepting: it holds for exactly the values json_schema_error accepts
+--     (tests/test_schema_fast_path.py checks the two agree on generated schemas and values); when
+--     it does not hold, or the schema cannot be compiled, json_schema_error runs and names the error.
 
 CREATE TABLE IF NOT EXISTS pgctx.summary_schemas (
     schema_version  integer PRIMARY KEY CHECK (schema_version >= 1),
     schema          jsonb NOT NULL,
     registered_at   timestamptz NOT NULL DEFAULT now()
 );
+
+-- The jsonpath predicate that holds exactly when the value at path x is valid against sch: at
+-- depth 0 the whole strict-mode jsonpath, below it a part ('' when sch constrains nothing); NULL
+-- when it cannot be expressed (a $ref cycle, an enum or const holding an object or array).
+-- Strict mode, because lax mode unwraps arrays (a filter over [[1]] would see 1). Every
+-- comparison, accessor and method is guarded (a type test or a key test before it; && and ||
+-- short-circuit), so no part is ever unknown: inside a filter an unknown would count as "no
+-- bad item". A key test is (exists(x."k")) is unknown, true in strict mode exactly when the key
+-- is missing.
+CREATE OR REPLACE FUNCTION pgctx.json_schema_jsonpath(sch jsonb, root jsonb, x text DEFAULT '$', depth integer DEFAULT 0)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+DECLARE
+    parts  text[] := '{}';
+    alts   text[];
+    obj    text[] := '{}';
+    sub    text;
+    k      text;
+    v      jsonb;
+    names  text;
+BEGIN
+    IF depth > 32 THEN
+        RETURN NULL;  -- a recursive $ref: the exact validator handles it
+    ELSIF depth = 0 THEN
+        sub := pgctx.json_schema_jsonpath(sch, root, x, 1);
+        RETURN 'strict ' || CASE sub WHEN '' THEN 'exists($)' ELSE sub END;
+    END IF;
+    IF sch ? '$ref' THEN
+        RETURN pgctx.json_schema_jsonpath(root -> '$defs' -> split_part(sch->>'$ref', '/', 3), root, x, depth + 1);
+    END IF;
+    IF sch ? 'type' THEN
+        SELECT array_agg(CASE t WHEN 'integer' THEN format('(%s.type() == "number" && %s.floor() == %s)', x, x, x)
+                                ELSE format('%s.type() == %s', x, to_json(t)) END)
+          INTO alts
+          FROM jsonb_array_elements_text(CASE jsonb_typeof(sch->'type') WHEN 'array' THEN sch->'type'
+                                         ELSE jsonb_build_array(sch->'type') END) AS a(t);
+        parts := parts || ('(' || array_to_string(alts, ' || ') || ')');
+    END IF;
+    IF sch ? 'anyOf' THEN
+        alts := '{}';
+        FOR v IN SELECT a FROM jsonb_array_elements(sch->'anyOf') AS t(a) LOOP
+            sub := pgctx.json_schema_jsonpath(v, root, x, depth + 1);
+            IF sub IS NULL THEN
+                RETURN NULL;
+            END IF;
+            alts := alts || sub;
+        END LOOP;
+        IF array_position(alts, '') IS NULL THEN  -- else one alternative allows anything
+            parts := parts || ('(' || array_to_string(alts, ' || ') || ')');
+        END IF;
+    END IF;
+    -- const and enum: a list of allowed scalars each
+    FOR v IN SELECT jsonb_build_array(sch->'const') WHERE sch ? 'const' UNION ALL SELECT sch->'enum' WHERE sch ? 'enum' LOOP
+        SELECT array_agg(CASE WHEN e = 'null' THEN format('%s.type() == "null"', x)
+                              WHEN e IN ('true', 'false') THEN format('(%s.type() == "boolean" && %s == %s)', x, x, e)
+                              WHEN e ~ '^"' THEN format('(%s.type() == "string" && %s == %s)', x, x, e)
+                              WHEN e ~ '^-?[0-9]+(\.[0-9]+)?$' THEN format('(%s.type() == "number" && %s == %s)', x, x, e)
+                         END)
+          INTO alts
+          FROM (SELECT t.e::text FROM jsonb_array_elements(v) AS t(e)) AS l(e);
+        IF alts IS NULL OR array_position(alts, NULL) IS NOT NULL THEN
+            RETURN NULL;  -- an empty list, or an object or array value (jsonb prints no exponents)
+        END IF;
+        parts := parts || ('(' || array_to_string(alts, ' || ') || ')');
+    END LOOP;
+    -- object keywords, which apply to objects only
+    FOR k IN SELECT r FROM jsonb_array_elements_text(coalesce(sch->'required', '[]')) AS t(r) LOOP
+        obj := obj || format('!((exists(%s.%s)) is unknown)', x, to_json(k));
+    END LOOP;
+    FOR k, v IN SELECT p.k, p.v FROM jsonb_each(coalesce(sch->'properties', '{}')) AS p(k, v) LOOP
+        sub := pgctx.json_schema_jsonpath(v, root, format('%s.%s', x, to_json(k)), depth + 1);
+        IF sub IS NULL THEN
+            RETURN NULL;
+        ELSIF sub <> '' THEN
+            obj := obj || format('((exists(%s.%s)) is unknown || %s)', x, to_json(k), sub);
+        END IF;
+    END LOOP;
+    IF sch->'additionalProperties' = 'false'::jsonb OR jsonb_typeof(sch->'additionalProperties') = 'object' THEN
+        SELECT string_agg(format('@.key == %s', to_json(p.k)), ' || ') INTO names
+          FROM jsonb_object_keys(coalesce(sch->'properties', '{}')) AS p(k);
+        sub := CASE WHEN sch->'additionalProperties' = 'false'::jsonb THEN ''
+                    ELSE pgctx.json_schema_jsonpath(sch->'additionalProperties', root, '@.value', depth + 1) END;
+        IF sub IS NULL THEN
+            RETURN NULL;
+        ELSIF sch->'additionalProperties' = 'false'::jsonb OR sub <> '' THEN
+            -- no key outside properties whose value breaks the rule (false: no such key at all)
+            obj := obj || format('!exists(%s.keyvalue() ? (%s%s))', x,
+                                 CASE WHEN names IS NULL THEN '@.key.type() == "string"' ELSE '!(' || names || ')' END,
+                                 CASE WHEN sub = '' THEN '' ELSE ' && !(' || sub || ')' END);
+        END IF;
+    END IF;
+    IF cardinality(obj) > 0 THEN
+        parts := parts || format('(%s.type() != "object" || (%s))', x, array_to_string(obj, ' && '));
+    END IF;
+    IF sch ? 'items' THEN
+        sub := pgctx.json_schema_jsonpath(sch->'items', root, '@', depth + 1);
+        IF sub IS NULL THEN
+            RETURN NULL;
+        ELSIF sub <> '' THEN
+            parts := parts || format('(%s.type() != "array" || !exists(%s[*] ? (!(%s))))', x, x, sub);
+        END IF;
+    END IF;
+    RETURN array_to_string(parts, ' && ');
+END
+$$;
+
+ALTER TABLE pgctx.summary_schemas ADD COLUMN IF NOT EXISTS fast_check jsonpath
+    GENERATED ALWAYS AS (pgctx.json_schema_jsonpath(schema, schema)::jsonpath) STORED;
 
 COMMENT ON TABLE pgctx.summary_schemas IS
     'JSON Schema of the summary, per schema_version. Candidates are validated against it in SQL.';
@@ -88,9 +202,12 @@ BEGIN
         RETURN pgctx.json_schema_error(root -> '$defs' -> split_part(sch->>'$ref', '/', 3), value, root, path);
     END IF;
     IF sch ? 'anyOf' AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(sch->'anyOf') AS a(alt)
-                                      WHERE alt - 'type' <> '{}'::jsonb) THEN
-        -- fast path: a union of bare types (what Optional[...] and scalar unions compile to)
-        IF NOT pgctx.json_type_matches((SELECT jsonb_agg(alt->'type') FROM jsonb_array_elements(sch->'anyOf') AS a(alt)),
+                                      WHERE alt - 'type' <> '{}'::jsonb OR NOT alt ? 'type') THEN
+        -- fast path: a union of bare types (what Optional[...] and scalar unions compile to); an
+        -- alternative's type may itself be a list
+        IF NOT pgctx.json_type_matches((SELECT jsonb_agg(t) FROM jsonb_array_elements(sch->'anyOf') AS a(alt),
+                                               jsonb_array_elements(CASE jsonb_typeof(alt->'type') WHEN 'array' THEN alt->'type'
+                                                                    ELSE jsonb_build_array(alt->'type') END) AS ts(t)),
                                        value) THEN
             RETURN format('%s: %s matches none of the allowed forms', path, left(value::text, 80));
         END IF;
@@ -143,14 +260,19 @@ CREATE OR REPLACE FUNCTION pgctx.summary_schema_error(schema_version integer, su
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    sch jsonb;
+    sch  jsonb;
+    fast jsonpath;
 BEGIN
-    SELECT s.schema INTO sch FROM pgctx.summary_schemas s WHERE s.schema_version = summary_schema_error.schema_version;
+    SELECT s.schema, s.fast_check INTO sch, fast
+      FROM pgctx.summary_schemas s WHERE s.schema_version = summary_schema_error.schema_version;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC105',
             MESSAGE = format('summary schema_version %s is not registered', schema_version),
             HINT = 'SELECT schema_version FROM pgctx.summary_schemas';
+    END IF;
+    IF jsonb_path_match(summary, fast, silent => true) THEN
+        RETURN NULL;  -- valid, checked in one C pass; anything else gets the exact validator's message
     END IF;
     RETURN pgctx.json_schema_error(sch, summary, sch);
 END
