@@ -557,7 +557,7 @@ def main() -> None:
                 w = build(conn, cid)
                 info["steps"] = describe(record(conn, cid))
                 shape[cid] = {
-                    "head": conn.execute(db.HEAD_SEQ, (cid,)).fetchone()[0], "version": w.version, "cursor": w.cursor,
+                    "head": conn.execute("SELECT head_seq FROM pgctx.conversations WHERE conversation_id = %s", (cid,)).fetchone()[0], "version": w.version, "cursor": w.cursor,
                     "summary_bytes": len(pgctx.canonical_json(summary).encode()), "facts": len(summary["facts"]),
                     "tool_state": len(summary["tool_state"]), "rows": len(rows),
                     "evidence": sum(1 for r in rows if r[0] == "evidence"), "messages": len(w.messages),

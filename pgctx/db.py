@@ -40,14 +40,21 @@ FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %
 COMMITTED_FOLD = "SELECT version, cursor, summary FROM pgctx.committed_fold(%s)"
 FORK = "SELECT pgctx.fork_conversation(%s, %s, %s)"
 CONFIRM_MAINLINE = "SELECT pgctx.confirm_mainline(%s)"
-EVENTS_RANGE = (
-    "SELECT seq, kind, payload, tokens FROM pgctx.events WHERE conversation_id = %s AND seq > %s AND seq <= %s"
-    " ORDER BY seq"
+COMMITTED_FOLD_AND_HEAD = (
+    "SELECT f.version, f.cursor, f.summary, c.head_seq"
+    " FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f WHERE c.conversation_id = %s"
 )
-HEAD_SEQ = "SELECT head_seq FROM pgctx.conversations WHERE conversation_id = %s"
+# the must-keep items and the events of a fold of cursor+1..to_seq onto committed version v
+FOLD_INPUT = (
+    "SELECT pgctx.must_keep(%(c)s, %(lo)s, %(hi)s, pgctx.base_summary(%(c)s, %(v)s)),"
+    " (SELECT jsonb_agg(jsonb_build_array(e.seq, e.kind, e.payload, e.tokens) ORDER BY e.seq) FROM pgctx.events e"
+    "   WHERE e.conversation_id = %(c)s AND e.seq > %(lo)s AND e.seq <= %(hi)s)"
+)
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
+# fold_status and the committed summary, in one snapshot
 FOLD_STATUS = (
-    "SELECT version, cursor, head_seq, boundary, unfolded_tokens, triggers FROM pgctx.fold_status(%s, %s)"
+    "SELECT s.version, s.cursor, s.head_seq, s.boundary, s.unfolded_tokens, s.triggers,"
+    " pgctx.base_summary(%(c)s, s.version) FROM pgctx.fold_status(%(c)s, %(capacity)s) s"
 )
 SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
 CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason FROM pgctx.context_events(%s)"
@@ -97,7 +104,7 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Query:
     sql: str
-    params: tuple[Any, ...] = ()
+    params: tuple[Any, ...] | dict[str, Any] = ()
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from pgctx import db
 from pgctx.errors import ConversationNotFound, FoldConflict, PgctxError, SummarizerFailed
-from pgctx.folds import _committed_fold, _jsonb, fold_request_op
+from pgctx.folds import CommittedFold, _jsonb, fold_input_op
 from pgctx.messages import summary_message, task_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest, Summarizer
 from pgctx.summary import SCHEMA_VERSION, dump
@@ -86,8 +86,8 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             yield db.Query(db.SERIALIZE_FOLDS, (conversation_id,))
         try:
             # (re-)read: after a lost race the base, the triggers and the boundary have moved
-            version, cursor, head, boundary, unfolded, triggers = yield from _status(conversation_id, budget)
-            committed = yield from _committed_fold(conversation_id)
+            committed, head, boundary, unfolded, triggers = yield from _status(conversation_id, budget)
+            version, cursor = committed.version, committed.cursor
             before = summary_tokens(counter, committed.summary, version, cursor) + unfolded
             seen = dict(previous_version=version, previous_cursor=cursor, triggers=triggers, tokens_before=before,
                         summarizer=summarizer.id, attempts=attempt, conflicts=conflicts)
@@ -104,7 +104,7 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
                 if serialized:
                     yield db.End
                 return FoldResult(False, why, version, cursor, tokens_after=before, **seen)
-            request = yield from fold_request_op(conversation_id, boundary)
+            request = yield from fold_input_op(conversation_id, committed, boundary)
             candidate = yield from _summarize(summarizer, request)
             if probe is not None:
                 yield db.Call(probe.check, (request, candidate))
@@ -129,12 +129,12 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
 
 
 def _status(conversation_id: str, budget: Budget) -> db.Op[tuple[Any, ...]]:
-    rows = yield db.Query(db.FOLD_STATUS, (conversation_id, budget.threshold))
+    rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold))
     if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
-    version, cursor, head, boundary, unfolded, triggers = rows[0]
+    version, cursor, head, boundary, unfolded, triggers, summary = rows[0]
     parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers)
-    return version, cursor, head, boundary, unfolded, parsed
+    return CommittedFold(version, cursor, summary), head, boundary, unfolded, parsed
 
 
 def _summarize(summarizer: Summarizer, request: FoldRequest) -> db.Op[dict[str, Any]]:

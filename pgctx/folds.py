@@ -6,6 +6,7 @@ compare-and-swap) is enforced in SQL; these functions pass values and map errors
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,17 +108,36 @@ def fold_request(conn: db.Connectable, conversation_id: str, new_cursor: int | N
 
 def fold_request_op(conversation_id: str, new_cursor: int | None = None,
                     schema_version: int = SCHEMA_VERSION) -> db.Op[FoldRequest]:
-    # one transaction, so the committed fold, the events and the must-keep items agree
+    # one transaction, so the committed fold, the head and what the request reads agree
     yield db.Begin
-    head = yield db.Query(db.HEAD_SEQ, (conversation_id,))
-    if not head:
+    rows = yield db.Query(db.COMMITTED_FOLD_AND_HEAD, (conversation_id,))
+    if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
-    committed = yield from _committed_fold(conversation_id)
-    to_seq = head[0][0] if new_cursor is None else new_cursor
-    events = [Event(*r) for r in (yield db.Query(db.EVENTS_RANGE, (conversation_id, committed.cursor, to_seq)))]
-    keep = yield from db.first(db.Query(db.MUST_KEEP, (conversation_id, committed.cursor, to_seq,
-                                                       _jsonb(committed.summary))))
-    schema = yield from db.first(db.Query(db.SUMMARY_SCHEMA, (schema_version,)))
+    version, cursor, summary, head = rows[0]
+    request = yield from fold_input_op(conversation_id, CommittedFold(version, cursor, summary),
+                                       head if new_cursor is None else new_cursor, schema_version)
     yield db.End
-    return FoldRequest(conversation_id, committed.cursor, to_seq, committed.summary, events, keep, schema,
-                       base_version=committed.version)
+    return request
+
+
+def fold_input_op(conversation_id: str, base: CommittedFold, to_seq: int,
+                  schema_version: int = SCHEMA_VERSION) -> db.Op[FoldRequest]:
+    """The request for folding base.cursor+1 .. to_seq onto the committed fold ``base``.
+
+    One statement: the events and the must-keep items (derived in SQL from base's summary, read
+    there by version). Both are functions of immutable events, so they agree with ``base`` even
+    when another fold commits meanwhile (that fold's commit then makes this one's a conflict).
+    """
+    keep, events = db.one((yield db.Query(db.FOLD_INPUT, dict(c=conversation_id, lo=base.cursor, hi=to_seq,
+                                                              v=base.version))))
+    schema = summary_schema() if schema_version == SCHEMA_VERSION else \
+        (yield from db.first(db.Query(db.SUMMARY_SCHEMA, (schema_version,))))
+    return FoldRequest(conversation_id, base.cursor, to_seq, base.summary, [Event(*e) for e in events or ()], keep,
+                       schema, base_version=base.version)
+
+
+@functools.cache
+def summary_schema() -> dict[str, Any]:
+    """The JSON Schema of this package's SCHEMA_VERSION: the model's, which is what the database
+    registered for it (tests/test_summary_schema.py proves the two equal)."""
+    return Summary.model_json_schema()

@@ -74,6 +74,7 @@ def task_message(summary: dict[str, Any]) -> dict[str, Any]:
 
 def summary_message(summary: dict[str, Any], version: int, cursor: int) -> dict[str, Any]:
     """The committed summary, marked with what it covers so the model knows events are omitted."""
-    # compact separators: the summary is the largest fixed part of every request
-    text = json.dumps(summary, ensure_ascii=False, separators=(",", ":"))
+    # compact separators: the summary is the largest fixed part of every request; sorted keys:
+    # the same text (and token count) whether the summary came from the database or a summarizer
+    text = json.dumps(summary, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return {"role": "system", "content": f"[summary v{version} of events 1..{cursor}] {text}"}

@@ -7,7 +7,8 @@
 --   * A checkpoint covers base_cursor+1 .. cursor of the committed fold it was prepared on
 --     (base_version, base_cursor), records the chain hash of the event at its cursor, and its
 --     checksum is SHA-256('pgctx:checkpoint:v1' || canonical({schema_version, cursor,
---     chain_hash (hex), summary})).
+--     chain_hash (hex), summary})), derived by the insert trigger (an inserter that supplies one
+--     must supply exactly that).
 --   * Moving to COMMITTED is a compare-and-swap: allowed only while the conversation's committed
 --     fold is still (base_version, base_cursor), and it advances pgctx.fold_heads (version,
 --     cursor, checksum) in the same transaction; every other PREPARED candidate of the
@@ -82,17 +83,21 @@ CREATE OR REPLACE FUNCTION pgctx.checkpoints_guard() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    head pgctx.fold_heads%ROWTYPE;
+    head     pgctx.fold_heads%ROWTYPE;
+    checksum bytea;
 BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NEW.phase <> 'PREPARED' OR NEW.decided_at IS NOT NULL THEN
             RAISE EXCEPTION USING ERRCODE = 'PC112',
                 MESSAGE = format('a checkpoint is created PREPARED, not %s', NEW.phase);
         END IF;
-        IF NEW.checksum <> pgctx.checkpoint_checksum(NEW.schema_version, NEW.cursor, NEW.chain_hash, NEW.summary) THEN
+        -- the checksum is derived here; one given by the inserter must be that one
+        checksum := pgctx.checkpoint_checksum(NEW.schema_version, NEW.cursor, NEW.chain_hash, NEW.summary);
+        IF NEW.checksum IS NOT NULL AND NEW.checksum <> checksum THEN
             RAISE EXCEPTION USING ERRCODE = 'PC112',
                 MESSAGE = format('checkpoint %s of %s: checksum does not match its content', NEW.version, NEW.conversation_id);
         END IF;
+        NEW.checksum := checksum;
         RETURN NEW;
     ELSIF TG_OP = 'DELETE' THEN
         SELECT * INTO head FROM pgctx.fold_heads WHERE conversation_id = OLD.conversation_id;

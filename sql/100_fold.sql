@@ -31,16 +31,20 @@
 
 -- The summary a fold on base_version continues from: that checkpoint's, or for a branch's first
 -- fold (version 0) its source's fold at the fork point.
+-- plpgsql so its plans are kept for the session (every fold and working context reads it).
 CREATE OR REPLACE FUNCTION pgctx.base_summary(conversation_id text, base_version integer) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
-    SELECT CASE WHEN base_summary.base_version > 0 THEN
-               (SELECT k.summary FROM pgctx.checkpoints k
-                 WHERE k.conversation_id = base_summary.conversation_id AND k.version = base_summary.base_version)
-           ELSE
-               (SELECT k.summary FROM pgctx.conversations b
-                  JOIN pgctx.checkpoints k ON k.conversation_id = b.forked_from AND k.version = b.fork_version
-                 WHERE b.conversation_id = base_summary.conversation_id)
-           END
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
+BEGIN
+    IF base_version > 0 THEN
+        RETURN (SELECT k.summary FROM pgctx.checkpoints k
+                 WHERE k.conversation_id = base_summary.conversation_id AND k.version = base_summary.base_version);
+    END IF;
+    RETURN (SELECT k.summary FROM pgctx.conversations b
+              JOIN pgctx.checkpoints k ON k.conversation_id = b.forked_from AND k.version = b.fork_version
+             WHERE b.conversation_id = base_summary.conversation_id);
+END
 $$;
 
 -- The committed fold a new fold builds on (version 0 and the start cursor before the first).
@@ -214,9 +218,9 @@ BEGIN
 
     -- identifiers the tools used appear somewhere in the summary (its text leaves, read once)
     IF jsonb_array_length(keep->'identifiers') > 0 THEN
+        -- (filtered inside the path, so no container is copied out)
         SELECT string_agg(leaf.v #>> '{}', E'\n') INTO leaves
-          FROM jsonb_path_query(summary, 'strict $.**') AS leaf(v)
-         WHERE jsonb_typeof(leaf.v) IN ('string', 'number');
+          FROM jsonb_path_query(summary, 'strict $.** ? (@.type() == "string" || @.type() == "number")') AS leaf(v);
         RETURN QUERY
             SELECT 'PC108', format('identifier %s used by the tools appears nowhere in the summary', i.ident)
               FROM jsonb_array_elements_text(keep->'identifiers') AS i(ident)
@@ -239,13 +243,20 @@ BEGIN
     END IF;
 
     -- a confirmed fact keeps its value unless a user or tool event of this range says otherwise
+    -- (keys extracted first, so the join compares text, not every pair of fact documents)
     FOR item IN
-        SELECT o.f AS old, n.f AS new
-          FROM jsonb_array_elements(coalesce(previous->'facts', '[]')) AS o(f)
-          JOIN jsonb_array_elements(summary->'facts') AS n(f)
-            ON n.f->>'key' = o.f->>'key' AND n.f->>'status' = 'active'
-         WHERE o.f->>'status' = 'active' AND o.f->>'authority' <> 'model'
-           AND o.f->>'confidence' = 'confirmed' AND n.f->'value' <> o.f->'value'
+        WITH old AS MATERIALIZED (
+            SELECT o.f->>'key' AS k, o.f AS f
+              FROM jsonb_array_elements(coalesce(previous->'facts', '[]')) AS o(f)
+             WHERE o.f->>'status' = 'active' AND o.f->>'authority' <> 'model' AND o.f->>'confidence' = 'confirmed'
+        ), new AS MATERIALIZED (
+            SELECT n.f->>'key' AS k, n.f AS f
+              FROM jsonb_array_elements(summary->'facts') AS n(f)
+             WHERE n.f->>'status' = 'active'
+        )
+        SELECT old.f AS old, new.f AS new
+          FROM old JOIN new ON new.k = old.k
+         WHERE new.f->'value' <> old.f->'value'
     LOOP
         IF NOT EXISTS (SELECT 1 FROM pgctx.events e, jsonb_array_elements(item.new->'source_event_ids') AS s(id)
                         WHERE e.conversation_id = fold_violations.conversation_id
@@ -344,11 +355,12 @@ BEGIN
      WHERE e.conversation_id = prepare_fold.conversation_id AND e.seq = new_cursor;
     SELECT coalesce(max(c.version), 0) + 1 INTO new_version FROM pgctx.checkpoints c
      WHERE c.conversation_id = prepare_fold.conversation_id;
+    -- the checksum is left to the insert trigger, which derives it (computing it here too would
+    -- only have the trigger recompute it to compare)
     INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,
-                                   schema_version, summary, checksum, summarizer, tenant)
+                                   schema_version, summary, summarizer, tenant)
     VALUES (conversation_id, new_version, 'PREPARED', head.version, head.cursor, new_cursor, at_cursor,
-            schema_version, canonical, pgctx.checkpoint_checksum(schema_version, new_cursor, at_cursor, canonical),
-            summarizer, head.tenant);
+            schema_version, canonical, summarizer, head.tenant);
     RETURN new_version;
 END
 $$;

@@ -36,7 +36,8 @@ GRANT EXECUTE ON FUNCTION
     pgctx.open_approvals(text, bigint),
     pgctx.summary_schema_error(integer, jsonb),
     pgctx.json_schema_error(jsonb, jsonb, jsonb, text),
-    pgctx.json_schema_jsonpath(jsonb, jsonb, text, integer),
+    pgctx.json_schema_jsonpath(jsonb, jsonb, text, integer, text),
+    pgctx.json_schema_accepts(jsonb, jsonpath, jsonb),
     pgctx.json_type_matches(jsonb, jsonb),
     pgctx.checkpoint_checksum(integer, bigint, bytea, jsonb)
     TO pgctx_app, pgctx_auditor;

@@ -120,11 +120,13 @@ def near(draw, sch: dict, root: dict, depth: int = 0):
 
 
 def verdicts(conn, sch: dict, values: list) -> list[tuple]:
-    """(exact validator's error, fast predicate's verdict) per value, in one statement."""
+    """(exact validator's error, fast path's verdict) per value, in one statement."""
     return conn.execute(
         """SELECT pgctx.json_schema_error(%(s)s::jsonb, v, %(s)s::jsonb),
-                  jsonb_path_match(v, pgctx.json_schema_jsonpath(%(s)s::jsonb, %(s)s::jsonb)::jsonpath, silent => true)
-             FROM jsonb_array_elements(%(v)s::jsonb) WITH ORDINALITY AS t(v, i) ORDER BY i""",
+                  pgctx.json_schema_accepts(v, c.pred::jsonpath, c.closed)
+             FROM jsonb_array_elements(%(v)s::jsonb) WITH ORDINALITY AS t(v, i),
+                  pgctx.json_schema_jsonpath(%(s)s::jsonb, %(s)s::jsonb) AS c
+            ORDER BY i""",
         {"s": json.dumps(sch), "v": json.dumps(values)},
     ).fetchall()
 
@@ -134,7 +136,7 @@ def verdicts(conn, sch: dict, values: list) -> list[tuple]:
 def test_compiled_predicate_agrees_with_the_exact_validator(conn, data):
     sch = data.draw(root_schemas())
     values = [near(data.draw, sch, sch) for _ in range(8)]
-    compiled = conn.execute("SELECT pgctx.json_schema_jsonpath(%s::jsonb, %s::jsonb)",
+    compiled = conn.execute("SELECT pred FROM pgctx.json_schema_jsonpath(%s::jsonb, %s::jsonb)",
                             (json.dumps(sch), json.dumps(sch))).fetchone()[0]
     assert compiled is not None, sch  # the generated subset is all expressible
     for value, (error, fast) in zip(values, verdicts(conn, sch, values)):
@@ -206,8 +208,16 @@ def valid_summary(conn) -> dict:
 def test_version_1_is_compiled_and_accepts_a_valid_summary(conn, valid_summary):
     fast, = conn.execute("SELECT fast_check FROM pgctx.summary_schemas WHERE schema_version = 1").fetchone()
     assert fast is not None
-    assert conn.execute("SELECT jsonb_path_match(%s::jsonb, fast_check) FROM pgctx.summary_schemas"
-                        " WHERE schema_version = 1", (json.dumps(valid_summary),)).fetchone()[0] is True
+    assert conn.execute("SELECT pgctx.json_schema_accepts(%s::jsonb, fast_check, fast_closed)"
+                        " FROM pgctx.summary_schemas WHERE schema_version = 1",
+                        (json.dumps(valid_summary),)).fetchone()[0] is True
+    # the closed objects of version 1 are tested by key set, at their places in the summary
+    closed = conn.execute("SELECT fast_closed FROM pgctx.summary_schemas WHERE schema_version = 1").fetchone()[0]
+    assert len(closed) >= 4 and all(place.startswith("strict $") for place, _ in closed)
+    found = conn.execute("SELECT count(*) FROM jsonb_array_elements(%s::jsonb) AS c(p),"
+                         " jsonb_path_query(%s::jsonb, (c.p->>0)::jsonpath)", (json.dumps(closed), json.dumps(valid_summary)))
+    objects = 2 + len(valid_summary["facts"]) + len(valid_summary["tool_state"])  # at least: summary, task, ...
+    assert found.fetchone()[0] >= objects
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -215,7 +225,8 @@ def test_version_1_is_compiled_and_accepts_a_valid_summary(conn, valid_summary):
 def test_version_1_predicate_agrees_on_edited_summaries(conn, valid_summary, edits):
     value = mutate(valid_summary, edits)
     error, fast = conn.execute(
-        """SELECT pgctx.json_schema_error(schema, %(v)s::jsonb, schema), jsonb_path_match(%(v)s::jsonb, fast_check, silent => true)
+        """SELECT pgctx.json_schema_error(schema, %(v)s::jsonb, schema),
+                  pgctx.json_schema_accepts(%(v)s::jsonb, fast_check, fast_closed)
              FROM pgctx.summary_schemas WHERE schema_version = 1""", {"v": json.dumps(value)}).fetchone()
     assert fast == (error is None), (edits, error)
 
