@@ -44,17 +44,22 @@ COMMITTED_FOLD_AND_HEAD = (
     "SELECT f.version, f.cursor, f.summary, c.head_seq"
     " FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f WHERE c.conversation_id = %s"
 )
-# the must-keep items and the events of a fold of cursor+1..to_seq onto committed version v
-FOLD_INPUT = (
-    "SELECT pgctx.must_keep(%(c)s, %(lo)s, %(hi)s, pgctx.base_summary(%(c)s, %(v)s)),"
+# the must-keep items and the events of a fold of lo+1..hi onto committed version v
+_FOLD_INPUT = (
+    "pgctx.must_keep({c}, {lo}, {hi}, pgctx.base_summary({c}, {v})) AS must_keep,"
     " (SELECT jsonb_agg(jsonb_build_array(e.seq, e.kind, e.payload, e.tokens) ORDER BY e.seq) FROM pgctx.events e"
-    "   WHERE e.conversation_id = %(c)s AND e.seq > %(lo)s AND e.seq <= %(hi)s)"
+    "   WHERE e.conversation_id = {c} AND e.seq > {lo} AND e.seq <= {hi}) AS events"
 )
+FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s")
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
-# fold_status and the committed summary, in one snapshot
+# fold_status and the committed summary, in one snapshot, with the fold's input when one is due
+# (forced or triggered, and some event can be folded): one round trip for fold()'s reads
 FOLD_STATUS = (
     "SELECT s.version, s.cursor, s.head_seq, s.boundary, s.unfolded_tokens, s.triggers,"
-    " pgctx.base_summary(%(c)s, s.version) FROM pgctx.fold_status(%(c)s, %(capacity)s) s"
+    " pgctx.base_summary(%(c)s, s.version), i.must_keep, i.events"
+    " FROM pgctx.fold_status(%(c)s, %(capacity)s) s"
+    " LEFT JOIN LATERAL (SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="s.boundary", v="s.version")
+    + " WHERE s.boundary > s.cursor AND (%(force)s OR s.triggers <> '[]')) i ON true"
 )
 SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
 CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason FROM pgctx.context_events(%s)"

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from pgctx import db
 from pgctx.errors import ConversationNotFound, FoldConflict, PgctxError, SummarizerFailed
-from pgctx.folds import CommittedFold, _jsonb, fold_input_op
+from pgctx.folds import CommittedFold, _jsonb, make_request, summary_schema
 from pgctx.messages import summary_message, task_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest, Summarizer
 from pgctx.summary import SCHEMA_VERSION, dump
@@ -86,25 +86,23 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             yield db.Query(db.SERIALIZE_FOLDS, (conversation_id,))
         try:
             # (re-)read: after a lost race the base, the triggers and the boundary have moved
-            committed, head, boundary, unfolded, triggers = yield from _status(conversation_id, budget)
+            committed, head, boundary, unfolded, triggers, request = yield from _status(conversation_id, budget, force)
             version, cursor = committed.version, committed.cursor
             before = summary_tokens(counter, committed.summary, version, cursor) + unfolded
             seen = dict(previous_version=version, previous_cursor=cursor, triggers=triggers, tokens_before=before,
                         summarizer=summarizer.id, attempts=attempt, conflicts=conflicts)
-            why = None
-            if not triggers and not force:
-                why = "not due: no capacity, structural or risk trigger"
-                if conflicts:  # the fold this call meant to make was made by another folder
-                    why = f"not due after a concurrent fold committed version {version}: no trigger left"
-            elif boundary <= cursor:
-                why = ("nothing to fold: no events after the committed cursor" if head <= cursor else
-                       f"no boundary after cursor {cursor} keeps atomic units whole "
-                       "(a tool call is still waiting for its result)")
-            if why is not None:
+            if request is None:  # the database found no fold due (no trigger and not forced, or no boundary)
+                if not triggers and not force:
+                    why = "not due: no capacity, structural or risk trigger"
+                    if conflicts:  # the fold this call meant to make was made by another folder
+                        why = f"not due after a concurrent fold committed version {version}: no trigger left"
+                else:
+                    why = ("nothing to fold: no events after the committed cursor" if head <= cursor else
+                           f"no boundary after cursor {cursor} keeps atomic units whole "
+                           "(a tool call is still waiting for its result)")
                 if serialized:
                     yield db.End
                 return FoldResult(False, why, version, cursor, tokens_after=before, **seen)
-            request = yield from fold_input_op(conversation_id, committed, boundary)
             candidate = yield from _summarize(summarizer, request)
             if probe is not None:
                 yield db.Call(probe.check, (request, candidate))
@@ -128,13 +126,17 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
     raise AssertionError("unreachable")
 
 
-def _status(conversation_id: str, budget: Budget) -> db.Op[tuple[Any, ...]]:
-    rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold))
+def _status(conversation_id: str, budget: Budget, force: bool) -> db.Op[tuple[Any, ...]]:
+    """The committed fold, head, boundary, unfolded tokens, triggers and, if a fold is due, its request."""
+    rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold, force=force))
     if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
-    version, cursor, head, boundary, unfolded, triggers, summary = rows[0]
+    version, cursor, head, boundary, unfolded, triggers, summary, keep, events = rows[0]
+    committed = CommittedFold(version, cursor, summary)
     parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers)
-    return CommittedFold(version, cursor, summary), head, boundary, unfolded, parsed
+    request = None if keep is None else make_request(conversation_id, committed, boundary, keep, events,
+                                                     summary_schema())
+    return committed, head, boundary, unfolded, parsed, request
 
 
 def _summarize(summarizer: Summarizer, request: FoldRequest) -> db.Op[dict[str, Any]]:

@@ -132,6 +132,12 @@ def fold_input_op(conversation_id: str, base: CommittedFold, to_seq: int,
                                                               v=base.version))))
     schema = summary_schema() if schema_version == SCHEMA_VERSION else \
         (yield from db.first(db.Query(db.SUMMARY_SCHEMA, (schema_version,))))
+    return make_request(conversation_id, base, to_seq, keep, events, schema)
+
+
+def make_request(conversation_id: str, base: CommittedFold, to_seq: int, keep: dict[str, Any],
+                 events: list[list[Any]] | None, schema: dict[str, Any]) -> FoldRequest:
+    """A FoldRequest from what db.FOLD_INPUT (or db.FOLD_STATUS) read."""
     return FoldRequest(conversation_id, base.cursor, to_seq, base.summary, [Event(*e) for e in events or ()], keep,
                        schema, base_version=base.version)
 
