@@ -203,16 +203,11 @@ COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) IS
 
 -- Approvals requested by to_seq and not answered by then (events_approval: cost grows with the
 -- number of approvals, not with the history).
--- plpgsql, like must_keep and tool_calls: its plan is kept for the session (PostgreSQL plans a
--- SQL function's body anew on every call, which cost more than running it).
 CREATE OR REPLACE FUNCTION pgctx.open_approvals(conversation_id text, to_seq bigint)
 RETURNS TABLE (approval_id text, seq bigint)
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
-#variable_conflict use_column
-BEGIN
-    RETURN QUERY
     SELECT r.payload->>'approval_id', r.seq
       FROM pgctx.events r
      WHERE r.conversation_id = open_approvals.conversation_id AND r.kind = 'approval'
@@ -222,8 +217,7 @@ BEGIN
                           AND a.payload->>'approval_id' = r.payload->>'approval_id'
                           AND a.seq > r.seq AND a.seq <= to_seq
                           AND a.payload->>'status' IN ('granted', 'denied'))
-     ORDER BY r.seq;
-END
+     ORDER BY r.seq
 $$;
 
 -- What any summary covering from_seq+1..to_seq must keep, as one JSON document (also what the
@@ -232,11 +226,9 @@ $$;
 -- (a running call the restart interrupted turns unknown here).
 CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint,
                                            previous jsonb DEFAULT NULL) RETURNS jsonb
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
-BEGIN
-    RETURN (
     WITH carried AS (
         SELECT coalesce(array_agg(t.k), '{}') AS ids
           FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
@@ -259,8 +251,7 @@ BEGIN
         'open_approvals', coalesce((
             SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
               FROM pgctx.open_approvals(must_keep.conversation_id, to_seq) a), '[]')
-    ));
-END
+    )
 $$;
 
 COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint, jsonb) IS

@@ -155,24 +155,21 @@ COMMENT ON FUNCTION pgctx.fold_boundary(text, bigint) IS
     'The largest cursor <= upto (default head) that splits no tool call from its result, folds no call still waiting, and keeps approvals with their goals; the committed cursor if none.';
 
 -- One round trip for a fold's first step: the committed fold, the head, where a fold could end,
--- the unfolded tokens and the triggers. (plpgsql: plans kept for the session.)
+-- the unfolded tokens and the triggers.
 CREATE OR REPLACE FUNCTION pgctx.fold_status(conversation_id text, capacity bigint DEFAULT NULL,
     OUT version integer, OUT cursor bigint, OUT head_seq bigint, OUT boundary bigint,
     OUT unfolded_tokens bigint, OUT triggers jsonb)
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
-BEGIN
     SELECT f.version, f.cursor, c.head_seq, pgctx.fold_boundary(c.conversation_id),
            (SELECT coalesce(sum(e.tokens), 0) FROM pgctx.events e
              WHERE e.conversation_id = c.conversation_id AND e.seq > f.cursor),
            coalesce((SELECT jsonb_agg(jsonb_build_object('class', t.trigger_class, 'reason', t.reason,
                                                          'evidence', to_jsonb(t.evidence)))
                        FROM pgctx.fold_triggers(c.conversation_id, capacity, f.cursor, c.head_seq) t), '[]')
-      INTO version, cursor, head_seq, boundary, unfolded_tokens, triggers
       FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f
-     WHERE c.conversation_id = fold_status.conversation_id;
-END
+     WHERE c.conversation_id = fold_status.conversation_id
 $$;
 
 COMMENT ON FUNCTION pgctx.fold_status(text, bigint) IS

@@ -18,11 +18,10 @@ depends_on = None
 
 FILES = [
     "070_summary_schema.sql",  # summary_schemas.fast_check and its use in summary_schema_error
-    "080_tool_state.sql",  # must_keep and open_approvals in plpgsql: plans kept for the session
     "090_checkpoints.sql",  # the insert trigger derives the checksum (computed once per prepare)
     "100_fold.sql",  # facts compared by key; the checksum left to the trigger; base_summary in plpgsql
     "150_fold_security.sql",  # grant of the compiler
-    "160_fold_triggers.sql",  # fold_status in plpgsql; fold_triggers reads the committed fold only when needed
+    "160_fold_triggers.sql",  # fold_triggers reads the committed fold only when no range is given
 ]
 
 
