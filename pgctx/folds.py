@@ -6,6 +6,7 @@ compare-and-swap) is enforced in SQL; these functions pass values and map errors
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,7 @@ from pgctx import db
 from pgctx.canonical import transport_json
 from pgctx.errors import ConversationNotFound
 from pgctx.summarizers import Event, FoldRequest
-from pgctx.summary import SCHEMA_VERSION, Summary, dump
+from pgctx.summary import SCHEMA_VERSION, Summary, dump, json_schema
 
 
 def _jsonb(value: dict[str, Any] | None) -> Jsonb | None:
@@ -142,8 +143,13 @@ def make_request(conversation_id: str, base: CommittedFold, to_seq: int, keep: d
                        schema, base_version=base.version)
 
 
-@functools.cache
 def summary_schema() -> dict[str, Any]:
-    """The JSON Schema of this package's SCHEMA_VERSION: the model's, which is what the database
-    registered for it (tests/test_summary_schema.py proves the two equal)."""
-    return Summary.model_json_schema()
+    """The JSON Schema of this package's SCHEMA_VERSION, as the database registered it
+    (tests/test_folds.py::test_registered_schema_is_the_model_schema). Generated once (~2 ms);
+    each request gets its own copy, which its summarizer may change."""
+    return copy.deepcopy(_registered_schema())
+
+
+@functools.cache
+def _registered_schema() -> dict[str, Any]:
+    return json_schema()

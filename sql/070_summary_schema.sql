@@ -114,8 +114,7 @@ BEGIN
                                          format('%s ? (@.type() == "object" && !((exists(@.%s)) is unknown)).%s',
                                                 loc, to_json(k), to_json(k)));
         IF r.pred IS NULL THEN
-            pred := NULL;
-            RETURN;
+            RETURN;  -- pred is still NULL: not expressible
         ELSIF r.pred <> '' THEN
             obj := obj || format('((exists(%s.%s)) is unknown || %s)', x, to_json(k), r.pred);
         END IF;
@@ -135,8 +134,7 @@ BEGIN
         -- every member is an additional one: test the values directly (no keyvalue objects built)
         r := pgctx.json_schema_jsonpath(extra, root, '@', depth + 1, loc || ' ? (@.type() == "object").*');
         IF r.pred IS NULL THEN
-            pred := NULL;
-            RETURN;
+            RETURN;  -- pred is still NULL: not expressible
         ELSIF r.pred <> '' THEN
             obj := obj || format('!exists(%s.* ? (!(%s)))', x, r.pred);
         END IF;
@@ -145,8 +143,7 @@ BEGIN
         -- members outside properties must match the schema (no definite place for them)
         r := pgctx.json_schema_jsonpath(extra, root, '@.value', depth + 1, NULL);
         IF r.pred IS NULL THEN
-            pred := NULL;
-            RETURN;
+            RETURN;  -- pred is still NULL: not expressible
         ELSIF r.pred <> '' THEN
             obj := obj || format('!exists(%s.keyvalue() ? (!(%s) && !(%s)))', x, names, r.pred);
         END IF;
@@ -157,8 +154,7 @@ BEGIN
     IF sch ? 'items' THEN
         r := pgctx.json_schema_jsonpath(sch->'items', root, '@', depth + 1, loc || ' ? (@.type() == "array")[*]');
         IF r.pred IS NULL THEN
-            pred := NULL;
-            RETURN;
+            RETURN;  -- pred is still NULL: not expressible
         ELSIF r.pred <> '' THEN
             parts := parts || format('(%s.type() != "array" || !exists(%s[*] ? (!(%s))))', x, x, r.pred);
         END IF;

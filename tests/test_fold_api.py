@@ -333,6 +333,22 @@ def test_summarizer_gets_only_previous_summary_new_events_and_must_keep(conn):
     assert conn.execute("SELECT summarizer FROM pgctx.checkpoints WHERE version = 2").fetchone() == ("recording/1",)
 
 
+def test_each_request_carries_the_registered_schema_as_its_own_copy(conn):
+    registered = conn.execute("SELECT schema FROM pgctx.summary_schemas WHERE schema_version = 1").fetchone()[0]
+
+    class Trimming(Recording):
+        def summarize(self, request):
+            assert request.schema == registered
+            request.schema.pop("$defs")  # a summarizer adapting the schema to its API
+            return super().summarize(request)
+
+    summarizer = Trimming()
+    for text in ("move 10086 to tomorrow", "and the other order too"):
+        add(conn, ("user", {"text": text}))
+        assert pgctx.fold(conn, CID, summarizer=summarizer, force=True).committed
+    assert len(summarizer.requests) == 2
+
+
 def test_a_summarizer_may_return_a_summary_model(conn):
     add(conn, ("user", {"text": "move 10086"}), ("tool_call", call(1)), ("tool_result", result(1)))
 
