@@ -87,6 +87,51 @@ def test_every_sql_file_belongs_to_a_migration():
     assert applied == {f.name for f in sql_files()}
 
 
+# The previous release: the commit at which 0003 was the newest revision.
+PREVIOUS_RELEASE, PREVIOUS_HEAD = "91d6c38", "0003"
+
+
+def released_sql_files(rev: str) -> list[str]:
+    """The sql/ files as they were at ``rev``, in load order (the repository's git history)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout
+    names = sorted(n for n in git("ls-tree", "--name-only", rev, "sql/").split() if re.match(r"sql/\d{3}_", n))
+    return [git("show", f"{rev}:{n}") for n in names]
+
+
+def test_upgrading_a_database_of_the_previous_release_keeps_its_data_and_gives_the_fresh_schema(empty_dsn, dsn):
+    if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{PREVIOUS_RELEASE}^{{commit}}"]).returncode:
+        pytest.skip(f"needs the repository's history: this checkout lacks release {PREVIOUS_RELEASE} (shallow clone?)")
+    # a database as the previous release installed it, with a conversation folded once
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        for text in released_sql_files(PREVIOUS_RELEASE):
+            conn.execute(text)
+        conn.execute("CREATE TABLE pgctx.alembic_version (version_num varchar(32) NOT NULL,"
+                     " CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
+        conn.execute("INSERT INTO pgctx.alembic_version VALUES (%s)", (PREVIOUS_HEAD,))
+        assert conn.execute("SELECT to_regclass('pgctx.summary_schemas') IS NOT NULL AND NOT EXISTS ("
+                            " SELECT 1 FROM pg_attribute WHERE attrelid = 'pgctx.summary_schemas'::regclass"
+                            " AND attname = 'fast_check')").fetchone()[0]  # really the old schema
+        pgctx.append_many(conn, "upgraded", [
+            {"kind": "user", "payload": {"text": "where is order 10086?"}},
+            {"kind": "tool_call", "payload": {"tool": "lookup_order", "call_id": "c1", "effect": "read",
+                                              "arguments": {"order_id": "10086"}, "idempotency_key": "k1"}},
+            {"kind": "tool_result", "payload": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1"}},
+        ])
+        assert pgctx.fold(conn, "upgraded", force=True).committed
+        before = conn.execute("SELECT version, cursor, checksum, summary FROM pgctx.checkpoints").fetchall()
+
+    pgctx.migrate(empty_dsn)
+    assert catalog(empty_dsn) == catalog(dsn)  # the upgrade reaches exactly a fresh install's schema
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT version, cursor, checksum, summary FROM pgctx.checkpoints").fetchall() == before
+        assert conn.execute("SELECT bool_and(checksum = pgctx.checkpoint_checksum(schema_version, cursor, chain_hash,"
+                            " summary)) FROM pgctx.checkpoints").fetchone()[0]
+        pgctx.append(conn, "upgraded", "user", {"text": "thanks, and the invoice?"})
+        assert pgctx.fold(conn, "upgraded", force=True).version == 2
+        assert pgctx.verify(conn, "upgraded").ok
+
+
 def test_migrating_twice_changes_nothing(dsn):
     before = catalog(dsn)
     pgctx.migrate(dsn)
