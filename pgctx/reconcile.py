@@ -39,7 +39,7 @@ class Resolution:
     call_id: str
     outcome: str  # the service's answer
     seq: int  # the status_query event recording it
-    retry_allowed: bool  # only when the service says it did not act
+    retry_allowed: bool  # only when the service says it did not act (as pgctx.side_effects.retry_safe)
 
 
 Resolver = Callable[[UnknownCall], Any]  # returns {"outcome", "request_id"?, "error"?}; may be async

@@ -119,9 +119,12 @@ def test_call_running_across_a_recovery_becomes_unknown_and_not_performed_allows
 def test_answer_settles_the_call(conn, answer, status, retry):
     pgctx.append(conn, CID, "user", {"text": "charge order 10086"})
     add_call(conn, 1, outcome="timeout")
+    assert conn.execute("SELECT retry_safe FROM pgctx.side_effects WHERE call_id = 'call-1'").fetchone() == (False,)
     (resolution,) = pgctx.reconcile(conn, CID, Recorder(answer))
     assert (resolution.outcome, resolution.retry_allowed) == (answer["outcome"], retry)
     assert side_effects(conn)["call-1"] == (status, answer.get("request_id"), answer.get("error"))
+    # the same rule in SQL, for anyone reading the view
+    assert conn.execute("SELECT retry_safe FROM pgctx.side_effects WHERE call_id = 'call-1'").fetchone() == (retry,)
     payload = event(conn, resolution.seq)[1]
     assert {k: payload[k] for k in answer} == answer
     # an unknown answer leaves the call unknown: the next reconcile asks again

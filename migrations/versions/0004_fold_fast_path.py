@@ -1,6 +1,6 @@
 """Faster folds: each registered summary schema compiled to a jsonpath predicate that accepts
 valid summaries in one pass (the exact validator still names every error); the checkpoint
-checksum computed once; facts compared by key.
+checksum computed once; facts compared by key; side_effects says when a retry is safe.
 
 Revision ID: 0004
 Revises: 0003
@@ -20,6 +20,7 @@ FILES = [
     "070_summary_schema.sql",  # summary_schemas.fast_check and its use in summary_schema_error
     "090_checkpoints.sql",  # the insert trigger derives the checksum (computed once per prepare)
     "100_fold.sql",  # facts compared by key; the checksum left to the trigger; base_summary in plpgsql
+    "140_views.sql",  # side_effects.retry_safe
     "150_fold_security.sql",  # grant of the compiler
     "160_fold_triggers.sql",  # fold_triggers reads the committed fold only when no range is given
 ]
