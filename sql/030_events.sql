@@ -18,6 +18,9 @@
 --     PC005.
 --   * UPDATE, DELETE and TRUNCATE are refused (PC006) by triggers marked ENABLE ALWAYS, so
 --     replica mode does not skip them.
+--   * The one path that does not go through the row trigger is pgctx.append_events (040), which
+--     applies these same rules to a whole batch under one head lock and inserts rows it chained
+--     itself; the trigger's WHEN clause lets only that function's rows through (see below).
 
 CREATE TABLE IF NOT EXISTS pgctx.event_kinds (
     kind        text PRIMARY KEY CHECK (kind ~ '^[a-z][a-z0-9_]{0,62}$'),
@@ -64,6 +67,60 @@ CREATE TABLE IF NOT EXISTS pgctx.events (
 COMMENT ON TABLE pgctx.events IS
     'Append-only, hash-chained event log. INSERT (conversation_id, kind, payload[, event_key, tenant]); the trigger fills the rest.';
 
+-- The conversation's head row, created if missing, locked FOR UPDATE; tenancy and abandoned
+-- branches checked: what every append does first (events_chain per row, append_events per batch).
+CREATE OR REPLACE FUNCTION pgctx.lock_conversation(conversation_id text, tenant regrole)
+RETURNS pgctx.conversations
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+DECLARE
+    conv pgctx.conversations%ROWTYPE;
+BEGIN
+    SELECT * INTO conv FROM pgctx.conversations c
+     WHERE c.conversation_id = lock_conversation.conversation_id FOR UPDATE;
+    IF NOT FOUND THEN
+        IF tenant IS NULL THEN
+            tenant := pgctx.caller_tenant();
+        ELSIF NOT EXISTS (SELECT 1 FROM pgctx.tenants t WHERE t.tenant = lock_conversation.tenant) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC008',
+                MESSAGE = format('%s is not a registered tenant', tenant),
+                HINT = 'SELECT pgctx.register_tenant(role) as the schema owner';
+        END IF;
+        IF NOT pgctx.tenant_member(tenant) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC010',
+                MESSAGE = format('role %s is not a member of tenant %s', session_user, tenant);
+        END IF;
+        INSERT INTO pgctx.conversations AS c (conversation_id, tenant, genesis_hash, head_hash)
+        VALUES (lock_conversation.conversation_id, tenant,
+                pgctx.genesis_hash(lock_conversation.conversation_id), pgctx.genesis_hash(lock_conversation.conversation_id))
+        ON CONFLICT ON CONSTRAINT conversations_pkey DO NOTHING;
+        SELECT * INTO conv FROM pgctx.conversations c
+         WHERE c.conversation_id = lock_conversation.conversation_id FOR UPDATE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'PC010',
+                MESSAGE = format('conversation %s belongs to another tenant', lock_conversation.conversation_id);
+        END IF;
+    END IF;
+    -- Checked explicitly (not only by RLS): when the owner is a superuser, RLS does not apply
+    -- inside the SECURITY DEFINER functions that call this, and another tenant's conversation
+    -- must be refused with its own code rather than look like a new one.
+    IF NOT pgctx.tenant_member(conv.tenant) OR (tenant IS NOT NULL AND tenant IS DISTINCT FROM conv.tenant) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC010',
+            MESSAGE = format('conversation %s belongs to another tenant', lock_conversation.conversation_id);
+    END IF;
+    IF conv.branch_status = 'abandoned' THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC016',
+            MESSAGE = format('conversation %s is an abandoned branch: another branch was confirmed as mainline',
+                             lock_conversation.conversation_id);
+    END IF;
+    RETURN conv;
+END
+$$;
 CREATE OR REPLACE FUNCTION pgctx.events_chain() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
@@ -105,53 +162,9 @@ BEGIN
                              octet_length(canonical), pgctx.max_payload_bytes());
     END IF;
 
-    -- The head row is the per-conversation lock. A missing row is created first; ON CONFLICT
-    -- waits for a concurrent creator, after which the locking read sees its row.
-    SELECT * INTO conv FROM pgctx.conversations
-     WHERE conversation_id = NEW.conversation_id FOR UPDATE;
-    IF NOT FOUND THEN
-        IF NEW.tenant IS NULL THEN
-            NEW.tenant := pgctx.caller_tenant();
-        ELSIF NOT EXISTS (SELECT 1 FROM pgctx.tenants WHERE tenant = NEW.tenant) THEN
-            RAISE EXCEPTION USING
-                ERRCODE = 'PC008',
-                MESSAGE = format('%s is not a registered tenant', NEW.tenant),
-                HINT = 'SELECT pgctx.register_tenant(role) as the schema owner';
-        END IF;
-        IF NOT pgctx.tenant_member(NEW.tenant) THEN
-            RAISE EXCEPTION USING
-                ERRCODE = 'PC010',
-                MESSAGE = format('role %s is not a member of tenant %s', session_user, NEW.tenant);
-        END IF;
-        INSERT INTO pgctx.conversations (conversation_id, tenant, genesis_hash, head_hash)
-        VALUES (NEW.conversation_id, NEW.tenant,
-                pgctx.genesis_hash(NEW.conversation_id), pgctx.genesis_hash(NEW.conversation_id))
-        ON CONFLICT (conversation_id) DO NOTHING;
-        SELECT * INTO conv FROM pgctx.conversations
-         WHERE conversation_id = NEW.conversation_id FOR UPDATE;
-        IF NOT FOUND THEN
-            -- the row exists (ON CONFLICT saw it) but row-level security hides it from us
-            RAISE EXCEPTION USING
-                ERRCODE = 'PC010',
-                MESSAGE = format('conversation %s belongs to another tenant', NEW.conversation_id);
-        END IF;
-    END IF;
-    -- Checked explicitly (not only by RLS): when the owner is a superuser, RLS does not apply
-    -- inside this SECURITY DEFINER function, and another tenant's conversation must be refused
-    -- with its own code rather than look like a new one.
-    IF NOT pgctx.tenant_member(conv.tenant)
-       OR (NEW.tenant IS NOT NULL AND NEW.tenant IS DISTINCT FROM conv.tenant) THEN
-        RAISE EXCEPTION USING
-            ERRCODE = 'PC010',
-            MESSAGE = format('conversation %s belongs to another tenant', NEW.conversation_id);
-    END IF;
+    -- The head row is the per-conversation lock (created if missing; tenancy checked).
+    conv := pgctx.lock_conversation(NEW.conversation_id, NEW.tenant);
     NEW.tenant := conv.tenant;
-    IF conv.branch_status = 'abandoned' THEN
-        RAISE EXCEPTION USING
-            ERRCODE = 'PC016',
-            MESSAGE = format('conversation %s is an abandoned branch: another branch was confirmed as mainline',
-                             NEW.conversation_id);
-    END IF;
 
     IF NEW.event_key IS NOT NULL THEN
         SELECT kind, payload INTO prior FROM pgctx.events
@@ -211,9 +224,22 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE TRIGGER events_chain
-    BEFORE INSERT ON pgctx.events
-    FOR EACH ROW EXECUTE FUNCTION pgctx.events_chain();
+-- Rows pgctx.append_events chained itself (040) skip the row trigger: only rows that arrive
+-- with a hash, inserted as the role installing this schema (the owner of append_events, a
+-- SECURITY DEFINER function) while pgctx.chained_by says so. An application role cannot insert a
+-- hash at all (column privileges, 060) nor run as the owner; the owner's own plain INSERT, which
+-- does not set pgctx.chained_by, is chained here like any other.
+DO $do$
+BEGIN
+    EXECUTE format($t$
+        CREATE OR REPLACE TRIGGER events_chain
+            BEFORE INSERT ON pgctx.events
+            FOR EACH ROW
+            WHEN (NEW.hash IS NULL OR current_user <> %L
+                  OR current_setting('pgctx.chained_by', true) IS DISTINCT FROM 'append_events')
+            EXECUTE FUNCTION pgctx.events_chain()$t$, current_user);
+END
+$do$;
 CREATE OR REPLACE TRIGGER events_advance_head
     AFTER INSERT ON pgctx.events
     REFERENCING NEW TABLE AS appended

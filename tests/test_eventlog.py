@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
 import pgctx
 from pgctx import errors
@@ -191,6 +192,62 @@ def test_a_bad_batch_writes_nothing(conn, events):
         conn.execute("SELECT * FROM pgctx.append_events('b', %s::jsonb)", (events,))
     assert info.value.sqlstate == "PC003"
     assert counts(conn) == (1, 1)
+
+
+BAD_EVENTS = {
+    "unknown kind": ({"kind": "nonsense", "payload": {}}, "PC002"),
+    "kind missing": ({"payload": {}}, "PC002"),
+    "payload not an object": ({"kind": "user", "payload": [1]}, "PC003"),
+    "payload missing": ({"kind": "user"}, "PC003"),
+    "empty event key": ({"kind": "user", "payload": {}, "event_key": ""}, "PC013"),
+    "event key too long": ({"kind": "user", "payload": {}, "event_key": "k" * 201}, "PC013"),
+    "key of another event": ({"kind": "user", "payload": {"n": 99}, "event_key": "k0"}, "PC005"),
+    "payload too large": ({"kind": "user", "payload": {"t": "x" * (1 << 20)}}, "PC004"),
+}
+
+
+@pytest.mark.parametrize("bad, sqlstate", BAD_EVENTS.values(), ids=BAD_EVENTS.keys())
+def test_append_events_refuses_what_the_trigger_refuses_with_its_sqlstate_and_writes_nothing(conn, bad, sqlstate):
+    # append_events chains a batch itself (not through the row trigger): same rules, same codes
+    pgctx.append(conn, "b", "user", {"n": 0}, event_key="k0")
+    before = log(conn, "b")
+    batch = [{"kind": "user", "payload": {"n": 1}}, bad, {"kind": "user", "payload": {"n": 2}}]
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute("SELECT * FROM pgctx.append_events('b', %s::jsonb)", (Jsonb(batch),))
+    assert info.value.sqlstate == sqlstate
+    with pytest.raises(psycopg.Error) as trigger:
+        conn.execute("INSERT INTO pgctx.events (conversation_id, kind, payload, event_key) VALUES ('b', %s, %s, %s)",
+                     (bad.get("kind"), Jsonb(bad["payload"]) if "payload" in bad else None, bad.get("event_key")))
+    assert trigger.value.sqlstate == sqlstate
+    assert log(conn, "b") == before and counts(conn) == (1, 1)
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute("SELECT * FROM pgctx.append_events(' b', '[]')")
+    assert info.value.sqlstate == "PC001"
+
+
+def test_append_events_rows_skip_the_trigger_only_inside_append_events(conn, dsn, roles):
+    forged = "INSERT INTO pgctx.events (conversation_id, kind, payload, seq, prev_hash, hash) VALUES ('b', 'user', '{}', 99, '\\x00', '\\x00')"
+    with conn.transaction():
+        assert [r[1] for r in conn.execute("SELECT * FROM pgctx.append_events('b', %s::jsonb)",
+                                           (Jsonb([{"kind": "user", "payload": {"i": i}} for i in range(3)]),))] == [1, 2, 3]
+        # the setting append_events raised around its INSERT is down again, so the owner's own
+        # forged row in the same transaction is chained by the trigger
+        assert conn.execute("SELECT current_setting('pgctx.chained_by', true)").fetchone()[0] == ""
+        conn.execute(forged)
+    # a role that may insert every column, with the setting raised, is still not the owner
+    other = f"{roles.app}_full"
+    conn.execute(f"CREATE ROLE {other}")
+    try:
+        conn.execute(f"GRANT pgctx_app TO {other}")
+        conn.execute(f"GRANT INSERT ON pgctx.events TO {other}")  # every column, unlike pgctx_app
+        with conn.transaction():
+            conn.execute(f"SET LOCAL ROLE {other}")
+            conn.execute("SET LOCAL pgctx.chained_by = 'append_events'")
+            conn.execute(forged)
+    finally:
+        conn.execute(f"REVOKE ALL ON pgctx.events FROM {other}")
+        conn.execute(f"DROP ROLE {other}")
+    assert_chain(conn, "b", 5)
 
 
 @pytest.mark.parametrize(

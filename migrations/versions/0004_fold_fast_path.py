@@ -1,6 +1,7 @@
-"""Faster folds: each registered summary schema compiled to a jsonpath predicate that accepts
-valid summaries in one pass (the exact validator still names every error); the checkpoint
-checksum computed once; facts compared by key; side_effects says when a retry is safe.
+"""Faster folds and batch appends: each registered summary schema compiled to a jsonpath
+predicate that accepts valid summaries in one pass (the exact validator still names every
+error); the checkpoint checksum computed once; facts compared by key; append_events chains its
+batch itself under one head lock; side_effects says when a retry is safe.
 
 Revision ID: 0004
 Revises: 0003
@@ -17,6 +18,8 @@ branch_labels = None
 depends_on = None
 
 FILES = [
+    "030_events.sql",  # lock_conversation shared by both append paths; the row trigger lets append_events' rows through
+    "040_append.sql",  # append_events chains the batch itself
     "070_summary_schema.sql",  # summary_schemas.fast_check and its use in summary_schema_error
     "090_checkpoints.sql",  # the insert trigger derives the checksum (computed once per prepare)
     "100_fold.sql",  # facts compared by key; the checksum left to the trigger; base_summary in plpgsql
