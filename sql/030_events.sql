@@ -69,10 +69,13 @@ COMMENT ON TABLE pgctx.events IS
 
 -- The conversation's head row, created if missing, locked FOR UPDATE; tenancy and abandoned
 -- branches checked: what every append does first (events_chain per row, append_events per batch).
+-- No SET search_path on purpose (as json_schema_error, 070): saving and restoring the setting on
+-- every call cost the single-event append measurably. It is not SECURITY DEFINER, is executable
+-- only by the owner, schema-qualifies what it calls, and its callers (events_chain,
+-- append_events) are definer functions that pin the path.
 CREATE OR REPLACE FUNCTION pgctx.lock_conversation(conversation_id text, tenant regrole)
 RETURNS pgctx.conversations
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
     conv pgctx.conversations%ROWTYPE;
 BEGIN
