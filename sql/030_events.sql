@@ -69,6 +69,43 @@ COMMENT ON TABLE pgctx.events IS
 
 -- The conversation's head row, created if missing, locked FOR UPDATE; tenancy and abandoned
 -- branches checked: what every append does first (events_chain per row, append_events per batch).
+-- The checks every appended event passes, each with its SQLSTATE, and its canonical payload:
+-- events_chain calls it per row, append_events per element (040). known: the kind is one of
+-- pgctx.event_kinds (the caller looks it up its own way). No SET search_path, as
+-- lock_conversation: its callers are definer functions that pin it.
+CREATE OR REPLACE FUNCTION pgctx.checked_payload(kind text, known boolean, payload jsonb, event_key text)
+RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    canonical jsonb;
+BEGIN
+    IF NOT coalesce(known, false) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC002',
+            MESSAGE = format('unknown event kind %L', kind),
+            HINT = 'SELECT kind FROM pgctx.event_kinds lists the kinds';
+    END IF;
+    IF jsonb_typeof(payload) IS DISTINCT FROM 'object' THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC003',
+            MESSAGE = format('payload must be a JSON object, got %s', coalesce(jsonb_typeof(payload), 'NULL'));
+    END IF;
+    IF event_key IS NOT NULL AND octet_length(event_key) NOT BETWEEN 1 AND 200 THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC013',
+            MESSAGE = format('event key must be 1 to 200 bytes, got %s', octet_length(event_key));
+    END IF;
+    canonical := pgctx.canonical_payload(payload);
+    IF octet_length(canonical::text) > pgctx.max_payload_bytes() THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC004',
+            MESSAGE = format('payload is %s bytes in canonical form; the limit is %s',
+                             octet_length(canonical::text), pgctx.max_payload_bytes());
+    END IF;
+    RETURN canonical;
+END
+$$;
+
 -- No SET search_path on purpose (as json_schema_error, 070): saving and restoring the setting on
 -- every call cost the single-event append measurably. It is not SECURITY DEFINER, is executable
 -- only by the owner, schema-qualifies what it calls, and its callers (events_chain,
@@ -138,32 +175,9 @@ BEGIN
             MESSAGE = 'invalid conversation id: 1 to 256 bytes, no control characters, no surrounding spaces',
             DETAIL = format('got %L', left(NEW.conversation_id, 300));
     END IF;
-    PERFORM 1 FROM pgctx.event_kinds WHERE kind = NEW.kind;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION USING
-            ERRCODE = 'PC002',
-            MESSAGE = format('unknown event kind %L', NEW.kind),
-            HINT = 'SELECT kind FROM pgctx.event_kinds lists the kinds';
-    END IF;
-    IF jsonb_typeof(NEW.payload) IS DISTINCT FROM 'object' THEN
-        RAISE EXCEPTION USING
-            ERRCODE = 'PC003',
-            MESSAGE = format('payload must be a JSON object, got %s', coalesce(jsonb_typeof(NEW.payload), 'NULL'));
-    END IF;
-    IF NEW.event_key IS NOT NULL AND octet_length(NEW.event_key) NOT BETWEEN 1 AND 200 THEN
-        RAISE EXCEPTION USING
-            ERRCODE = 'PC013',
-            MESSAGE = format('event key must be 1 to 200 bytes, got %s', octet_length(NEW.event_key));
-    END IF;
-
-    NEW.payload := pgctx.canonical_payload(NEW.payload);
+    NEW.payload := pgctx.checked_payload(NEW.kind, EXISTS (SELECT 1 FROM pgctx.event_kinds k WHERE k.kind = NEW.kind),
+                                         NEW.payload, NEW.event_key);
     canonical := NEW.payload::text;
-    IF octet_length(canonical) > pgctx.max_payload_bytes() THEN
-        RAISE EXCEPTION USING
-            ERRCODE = 'PC004',
-            MESSAGE = format('payload is %s bytes in canonical form; the limit is %s',
-                             octet_length(canonical), pgctx.max_payload_bytes());
-    END IF;
 
     -- The head row is the per-conversation lock (created if missing; tenancy checked).
     conv := pgctx.lock_conversation(NEW.conversation_id, NEW.tenant);

@@ -103,31 +103,9 @@ BEGIN
     FOR r IN SELECT t.e->>'kind' AS kind, t.e->'payload' AS payload, t.e->>'event_key' AS key,
                     (t.e->>'tokens')::integer AS tokens
                FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, i) ORDER BY t.i LOOP
-        IF r.kind IS NULL OR NOT r.kind = ANY (known) THEN
-            RAISE EXCEPTION USING
-                ERRCODE = 'PC002',
-                MESSAGE = format('unknown event kind %L', r.kind),
-                HINT = 'SELECT kind FROM pgctx.event_kinds lists the kinds';
-        END IF;
-        IF jsonb_typeof(r.payload) IS DISTINCT FROM 'object' THEN
-            RAISE EXCEPTION USING
-                ERRCODE = 'PC003',
-                MESSAGE = format('payload must be a JSON object, got %s', coalesce(jsonb_typeof(r.payload), 'NULL'));
-        END IF;
-        r.payload := pgctx.canonical_payload(r.payload);
+        r.payload := pgctx.checked_payload(r.kind, r.kind = ANY (known), r.payload, r.key);
         canonical := r.payload::text;
-        IF octet_length(canonical) > pgctx.max_payload_bytes() THEN
-            RAISE EXCEPTION USING
-                ERRCODE = 'PC004',
-                MESSAGE = format('payload is %s bytes in canonical form; the limit is %s',
-                                 octet_length(canonical), pgctx.max_payload_bytes());
-        END IF;
         IF r.key IS NOT NULL THEN
-            IF octet_length(r.key) NOT BETWEEN 1 AND 200 THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = 'PC013',
-                    MESSAGE = format('event key must be 1 to 200 bytes, got %s', octet_length(r.key));
-            END IF;
             -- a key used before (earlier in this batch, or stored): same content is the same event
             IF seen_keys ? r.key THEN
                 prior := NULL;
