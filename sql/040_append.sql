@@ -108,7 +108,6 @@ BEGIN
         IF r.key IS NOT NULL THEN
             -- a key used before (earlier in this batch, or stored): same content is the same event
             IF seen_keys ? r.key THEN
-                prior := NULL;
                 SELECT (seen_keys->r.key->>2)::bigint AS seq, seen_keys->r.key->>0 AS kind, seen_keys->r.key->1 AS payload
                   INTO prior;
             ELSE

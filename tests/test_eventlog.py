@@ -225,7 +225,7 @@ def test_append_events_refuses_what_the_trigger_refuses_with_its_sqlstate_and_wr
     assert info.value.sqlstate == "PC001"
 
 
-def test_append_events_rows_skip_the_trigger_only_inside_append_events(conn, dsn, roles):
+def test_append_events_rows_skip_the_trigger_only_inside_append_events(conn, roles):
     forged = "INSERT INTO pgctx.events (conversation_id, kind, payload, seq, prev_hash, hash) VALUES ('b', 'user', '{}', 99, '\\x00', '\\x00')"
     with conn.transaction():
         assert [r[1] for r in conn.execute("SELECT * FROM pgctx.append_events('b', %s::jsonb)",
