@@ -38,7 +38,7 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC010', 'TenantDenied',
      'the caller is not a member of the conversation''s tenant'),
     ('PC011', 'ConversationImmutable',
-     'a conversation''s id, tenant or genesis changed, or its head moved other than forward by an append'),
+     'a conversation row was created off its genesis, its id, tenant or genesis changed, or its head moved other than forward by an append'),
     ('PC012', 'UnsupportedEncoding',
      'the database encoding is not UTF8'),
     ('PC013', 'InvalidEventKey',

@@ -67,7 +67,7 @@ DECLARE
     known     text[] := ARRAY(SELECT ek.kind FROM pgctx.event_kinds ek);
     r         record;
     prior     record;
-    canonical text;
+    checked   record;
     out_seq   bigint[] := '{}';
     seen_keys jsonb := '{}';   -- event key -> [kind, payload, seq] of this batch
     a_seq     bigint[] := '{}';
@@ -103,8 +103,11 @@ BEGIN
     FOR r IN SELECT t.e->>'kind' AS kind, t.e->'payload' AS payload, t.e->>'event_key' AS key,
                     (t.e->>'tokens')::integer AS tokens
                FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, i) ORDER BY t.i LOOP
-        r.payload := pgctx.checked_payload(r.kind, r.kind = ANY (known), r.payload, r.key);
-        canonical := r.payload::text;
+        IF NOT r.kind = ANY (known) THEN
+            PERFORM pgctx.refuse_unknown_kind(r.kind);
+        END IF;
+        checked := pgctx.checked_payload(r.payload, r.key);
+        r.payload := checked.canonical;
         IF r.key IS NOT NULL THEN
             -- a key used before (earlier in this batch, or stored): same content is the same event
             IF seen_keys ? r.key THEN
@@ -126,7 +129,7 @@ BEGIN
         END IF;
         a_prev := a_prev || last_hash;
         last_seq := last_seq + 1;
-        last_hash := pgctx.event_hash(conversation_id, last_seq, r.kind, last_hash, canonical);
+        last_hash := pgctx.event_hash(conversation_id, last_seq, r.kind, last_hash, checked.canonical_text);
         out_seq := out_seq || last_seq;
         a_seq := a_seq || last_seq;
         a_kind := a_kind || r.kind;
@@ -141,6 +144,9 @@ BEGIN
         SELECT conversation_id, x.s, x.k, x.p, x.key, conv.tenant, x.prev, x.h, x.t, now()
           FROM unnest(a_seq, a_kind, a_payload, a_key, a_tokens, a_prev, a_hash) AS x(s, k, p, key, t, prev, h);
         PERFORM set_config('pgctx.chained_by', '', true);
+        UPDATE pgctx.conversations c
+           SET head_seq = last_seq, head_prev_hash = a_prev[cardinality(a_prev)], head_hash = last_hash
+         WHERE c.conversation_id = append_events.conversation_id;
     END IF;
     RETURN QUERY SELECT o.o::bigint, o.s FROM unnest(out_seq) WITH ORDINALITY AS o(s, o);
 END

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import psycopg
 import pytest
 from psycopg.types.json import Jsonb
@@ -56,20 +58,32 @@ def test_every_insert_path_chains_the_same_way(conn):
     assert [r[2] for r in log(conn, "c")][3:8] == [f'{{"i": {i}}}' for i in range(1, 6)]
 
 
-def test_multi_row_insert_moves_the_head_once_per_statement(conn):
-    with conn.transaction():
-        for _ in range(2):
-            conn.execute(
-                "INSERT INTO pgctx.events (conversation_id, kind, payload)"
-                " SELECT 'h', 'user', jsonb_build_object('i', i) FROM generate_series(1, 100) i"
-            )
-        # within this transaction: one conversation row created, one head update per statement
-        inserted, updated = conn.execute(
+def test_batch_moves_the_head_once_and_rows_move_it_one_by_one(conn):
+    """append_events updates the head row once per batch; the row trigger once per row (so each
+    row of a multi-row INSERT chains from the row before it)."""
+
+    def head_updates() -> tuple[int, int]:
+        return conn.execute(
             "SELECT n_tup_ins, n_tup_upd FROM pg_stat_xact_user_tables"
             " WHERE relid = 'pgctx.conversations'::regclass"
         ).fetchone()
-    assert (inserted, updated) == (1, 2)
-    assert_chain(conn, "h", 200)
+
+    batch = [{"kind": "user", "payload": {"i": i}} for i in range(100)]
+    with conn.transaction():
+        for _ in range(2):
+            conn.execute("SELECT count(*) FROM pgctx.append_events('h', %s::jsonb)", (json.dumps(batch),))
+        assert head_updates() == (1, 2)  # the row created, then one head update per call
+        conn.execute(
+            "INSERT INTO pgctx.events (conversation_id, kind, payload)"
+            " SELECT 'h', 'user', jsonb_build_object('i', i) FROM generate_series(1, 50) i"
+        )
+        assert head_updates() == (1, 2 + 50)
+    assert_chain(conn, "h", 250)
+    head = conn.execute("SELECT head_seq, head_hash, head_prev_hash FROM pgctx.conversations"
+                        " WHERE conversation_id = 'h'").fetchone()
+    last = conn.execute("SELECT seq, hash, prev_hash FROM pgctx.events WHERE conversation_id = 'h'"
+                        " ORDER BY seq DESC LIMIT 1").fetchone()
+    assert head == last
 
 
 def test_callers_cannot_choose_seq_hashes_tenant_or_time(conn):

@@ -24,7 +24,7 @@ from pgctx.errors import ChainBroken, FoldConflict
 CID = "conv-fold"
 THREADS = 8
 JOIN_TIMEOUT = 120
-EVENT_TRIGGERS = ("events_chain", "events_advance_head", "events_refuse_change", "events_refuse_truncate")
+EVENT_TRIGGERS = ("events_chain", "events_refuse_change", "events_refuse_truncate")
 SNAPSHOT_TABLES = {  # table -> ORDER BY: everything recover() may write
     "pgctx.checkpoints": "conversation_id, version",
     "pgctx.fold_heads": "conversation_id",

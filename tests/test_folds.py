@@ -34,7 +34,7 @@ from pgctx.summary import Summary, json_schema
 
 CID = "order-10086"
 INSUFFICIENT_PRIVILEGE = "42501"
-EVENT_TRIGGERS = ("events_chain", "events_advance_head", "events_refuse_change", "events_refuse_truncate")
+EVENT_TRIGGERS = ("events_chain", "events_refuse_change", "events_refuse_truncate")
 
 # --------------------------------------------------------------------------------------------
 # the scripted conversation and the summaries that pass every rule

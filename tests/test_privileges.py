@@ -234,7 +234,6 @@ FORBIDDEN = [
     ("register_tenant", "SELECT pgctx.register_tenant('pgctx_app'::regrole)"),
     ("caller_tenant", "SELECT pgctx.caller_tenant()"),
     ("call_chain_trigger", "SELECT pgctx.events_chain()"),
-    ("call_head_trigger", "SELECT pgctx.events_advance_head()"),
     ("call_guard_trigger", "SELECT pgctx.conversations_guard()"),
     # reference tables
     ("insert_event_kinds", "INSERT INTO pgctx.event_kinds (kind, description) VALUES ('forged', 'x')"),
@@ -345,7 +344,7 @@ def test_security_definer_functions_pin_search_path(conn):
         "SELECT oid::regprocedure::text, proconfig FROM pg_proc"
         " WHERE pronamespace = 'pgctx'::regnamespace AND prosecdef ORDER BY 1"
     ).fetchall()
-    assert {name for name, _ in definers} >= {"pgctx.events_chain()", "pgctx.events_advance_head()"}
+    assert {name for name, _ in definers} >= {"pgctx.events_chain()", "pgctx.append_events(text,jsonb,regrole)"}
     unpinned = [name for name, config in definers if not any(s.startswith("search_path=") for s in config or [])]
     assert unpinned == []
 
@@ -435,9 +434,10 @@ def test_guard_triggers_fire_always(conn):
         " ORDER BY 1, 2"
     ).fetchall()
     assert triggers == [
+        ("pgctx.conversations", "conversations_guard_delete", "A"),
+        ("pgctx.conversations", "conversations_guard_insert", "A"),
         ("pgctx.conversations", "conversations_guard_row", "A"),
         ("pgctx.conversations", "conversations_guard_truncate", "A"),
-        ("pgctx.events", "events_advance_head", "A"),
         ("pgctx.events", "events_chain", "A"),
         ("pgctx.events", "events_refuse_change", "A"),
         ("pgctx.events", "events_refuse_truncate", "A"),

@@ -28,13 +28,14 @@ from pgctx.errors import BundleError
 A, B, C = "conv-a", "conv-b", "conv-c"
 KINDS = ("user", "assistant", "tool_call", "tool_result", "fact", "correction")
 TRIGGERS = {
-    "pgctx.events": ("events_chain", "events_advance_head", "events_refuse_change", "events_refuse_truncate"),
-    "pgctx.conversations": ("conversations_guard_row", "conversations_guard_truncate"),
+    "pgctx.events": ("events_chain", "events_refuse_change", "events_refuse_truncate"),
+    "pgctx.conversations": ("conversations_guard_row", "conversations_guard_delete", "conversations_guard_insert",
+                            "conversations_guard_truncate"),
 }
 # what the replica-mode attacker disables one by one (the row-level guards and the chain trigger)
 SPECIFIC = {
-    "pgctx.events": ("events_chain", "events_advance_head", "events_refuse_change"),
-    "pgctx.conversations": ("conversations_guard_row",),
+    "pgctx.events": ("events_chain", "events_refuse_change"),
+    "pgctx.conversations": ("conversations_guard_row", "conversations_guard_delete", "conversations_guard_insert"),
 }
 GUARDED_STATEMENTS = (
     "UPDATE pgctx.events SET payload = '{}'::jsonb",

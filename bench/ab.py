@@ -1,0 +1,142 @@
+"""A/B of a schema change: the same work on two databases of one server, alternating.
+
+    .venv/bin/python bench/ab.py WORKLOAD REV sql/030_events.sql [FILE ...] [--cpu]
+
+WORKLOAD is one of
+    fold    append 100 events, time pgctx.fold(force=True) (after folds up to 1,000 events)
+    insert  300 single-event transactions, INSERT INTO pgctx.events
+    append  300 single-event transactions, SELECT pgctx.append_event(...)
+    batch   20 transactions of pgctx.append_events(100 events)
+
+Database b has the schema of the working tree; database a the same, then each FILE as it was at
+git revision REV applied on top (a FILE that is not under sql/ is applied as it is: a variant to
+try). Rounds alternate a b, b a, ... (fsync on; --cpu sets synchronous_commit = off, so a round
+measures CPU rather than the WAL flush). Prints each median time per round and the median of the
+per-round ratios b / a (after the warm-up rounds).
+
+Why: per-function timings in a loop (and EXPLAIN) misled more than once here. A plpgsql rewrite
+that halved a function's time in isolation made fold() 8% slower, because the plan it kept for
+the session was worse than the one PostgreSQL made for each call's actual values. Only the whole
+operation, in the same server and the same run, settles it; an A/A run (a FILE unchanged since
+REV) gives ratios within 1% of 1.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import pgctx  # noqa: E402
+from bench_eventlog import make_batches, make_payloads  # noqa: E402
+from bench_fold import block  # noqa: E402
+from pgctx.embedded import EmbeddedPostgres  # noqa: E402
+
+Round = Callable[[], None]
+
+
+def old_text(rev: str, name: str) -> str:
+    path = Path(name)
+    if path.parent.name == "sql":
+        return subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:sql/{path.name}"],
+                              capture_output=True, text=True, check=True).stdout
+    return path.read_text(encoding="utf-8")
+
+
+def fold_round(conn: psycopg.Connection) -> Round:
+    """Folds every 200 events up to 1,000 first; a round appends 100 (untimed) and folds."""
+    head = 0
+    while head < 1000:
+        pgctx.append_many(conn, "ab", block(head, 200))
+        head += 200
+        pgctx.fold(conn, "ab", force=True)
+
+    def prepare() -> None:
+        nonlocal head
+        pgctx.append_many(conn, "ab", block(head, 100))
+        head += 100
+
+    def timed() -> None:
+        pgctx.fold(conn, "ab", force=True)
+
+    return prepare, timed
+
+
+def single_round(conn: psycopg.Connection, statement: str) -> Round:
+    payloads = make_payloads(300)
+    cur = conn.cursor()
+
+    def timed() -> None:
+        for kind, payload in payloads:
+            cur.execute(statement, ("ab", kind, payload), prepare=True)
+
+    return None, timed
+
+
+def batch_round(conn: psycopg.Connection) -> Round:
+    batches = make_batches(make_payloads(1024), 100, 20)
+    cur = conn.cursor()
+
+    def timed() -> None:
+        for body in batches:
+            cur.execute("SELECT count(*) FROM pgctx.append_events('ab', %s::jsonb)", (body,), prepare=True)
+
+    return None, timed
+
+
+WORKLOADS = {
+    "fold": (fold_round, 60, 10),
+    "insert": (lambda c: single_round(c, "INSERT INTO pgctx.events (conversation_id, kind, payload)"
+                                         " VALUES (%s, %s, %s::jsonb)"), 30, 5),
+    "append": (lambda c: single_round(c, "SELECT pgctx.append_event(%s, %s, %s::jsonb)"), 30, 5),
+    "batch": (batch_round, 30, 5),
+}
+
+
+def main() -> None:
+    args = [a for a in sys.argv[1:] if a != "--cpu"]
+    if len(args) < 3 or args[0] not in WORKLOADS:
+        sys.exit(__doc__)
+    workload, rev, files = args[0], args[1], args[2:]
+    make, rounds, warm_up = WORKLOADS[workload]
+    server = EmbeddedPostgres(fsync=True)
+    try:
+        runs = {}
+        for name in ("a", "b"):
+            with psycopg.connect(server.superuser_dsn("postgres"), autocommit=True) as admin:
+                admin.execute(f"CREATE DATABASE {name}")
+            pgctx.migrate(server.superuser_dsn(name))
+            conn = psycopg.connect(server.superuser_dsn(name), autocommit=True)
+            if "--cpu" in sys.argv:
+                conn.execute("SET synchronous_commit = off")
+            if name == "a":
+                for f in files:
+                    conn.execute(old_text(rev, f))
+            runs[name] = make(conn)
+        times: dict[str, list[float]] = {"a": [], "b": []}
+        for r in range(rounds):
+            for name in ("a", "b") if r % 2 == 0 else ("b", "a"):
+                prepare, timed = runs[name]
+                if prepare:
+                    prepare()
+                started = time.perf_counter()
+                timed()
+                times[name].append(time.perf_counter() - started)
+        a, b = (times[n][warm_up:] for n in ("a", "b"))
+        ratio = statistics.median(y / x for x, y in zip(a, b))
+        print(f"{workload}: a ({', '.join(files)} at {rev}): {statistics.median(a) * 1000:.2f} ms   "
+              f"b (working tree): {statistics.median(b) * 1000:.2f} ms   median ratio b/a: {ratio:.3f}")
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

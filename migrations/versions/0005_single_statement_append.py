@@ -1,0 +1,34 @@
+"""Cheaper single-event appends: the events trigger advances the head row with one UPDATE that
+locks it, checks the append is allowed and returns the new event's seq and links (the head row
+now keeps the head event's prev_hash for that); no statement trigger; the head row's rules are
+checked by its guard triggers instead of CHECK constraints, which PostgreSQL re-plans on every
+UPDATE.
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-11-30
+"""
+
+from alembic import op
+
+from pgctx.schema import apply_sql_files
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+FILES = [
+    "001_errors.sql",  # PC011 also covers a conversation row created off its genesis
+    "020_conversations.sql",  # head_prev_hash; guards instead of CHECK constraints; insert guard
+    "030_events.sql",  # events_chain advances the head itself; events_advance_head dropped
+    "040_append.sql",  # append_events moves the head (and its prev_hash) itself
+]
+
+
+def upgrade() -> None:
+    apply_sql_files(op.get_bind().connection.dbapi_connection, FILES)
+
+
+def downgrade() -> None:
+    raise NotImplementedError("pgctx migrations are forward-only: the event log is append-only")
