@@ -56,15 +56,21 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     END
 $$;
 
--- The canonical value of a payload. Fast path: jsonb prints numbers without exponents, so a
--- number with trailing fractional zeros shows as digits '.' digits ending in '0' followed by a
--- delimiter. Text without that pattern has nothing to trim (a string that happens to match
--- only costs the slow path, which leaves strings alone).
+-- Whether jsonb's text of a value may hold a number with trailing fractional zeros: jsonb prints
+-- numbers without exponents, so such a number shows as digits '.' digits ending in '0' followed by
+-- a delimiter. Text without that pattern has nothing to trim (a string that happens to match only
+-- costs the slow path, which leaves strings alone).
+CREATE OR REPLACE FUNCTION pgctx.may_need_trim(value_text text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT value_text ~ '[0-9]\.[0-9]*0([],} ]|$)'
+$$;
+
+-- The canonical value of a payload.
 -- Not STRICT: a STRICT SQL function is only inlined when its body is strict, and CASE is not
 -- (the CASE already gives NULL for NULL).
 CREATE OR REPLACE FUNCTION pgctx.canonical_payload(value jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT CASE WHEN value::text ~ '[0-9]\.[0-9]*0([],} ]|$)'
+    SELECT CASE WHEN pgctx.may_need_trim(value::text)
                 THEN pgctx.trim_numbers(value)
                 ELSE value END
 $$;

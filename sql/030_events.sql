@@ -74,11 +74,23 @@ DROP FUNCTION IF EXISTS pgctx.checked_payload(text, boolean, jsonb, text);
 
 -- The checks every appended payload passes, each with its SQLSTATE, and its canonical value and
 -- text (computed once: the hash and the size limit both need the text). events_chain calls it
--- per row, append_events per element (040). No SET search_path, as lock_conversation: its
--- callers are definer functions that pin it.
-CREATE OR REPLACE FUNCTION pgctx.checked_payload(payload jsonb, event_key text,
-                                                 OUT canonical jsonb, OUT canonical_text text)
+-- per row, append_events per element (040). It returns a named composite type: a function with
+-- OUT parameters rebuilds its row descriptor from pg_proc on every call (measured: ~5% of a
+-- 100-event append_events). No SET search_path, as lock_conversation: its callers are definer
+-- functions that pin it.
+DO $$
+BEGIN
+    IF to_regtype('pgctx.canonical_payload_forms') IS NULL THEN
+        CREATE TYPE pgctx.canonical_payload_forms AS (canonical jsonb, canonical_text text);
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.checked_payload(payload jsonb, event_key text)
+RETURNS pgctx.canonical_payload_forms
 LANGUAGE plpgsql AS $$
+DECLARE
+    forms pgctx.canonical_payload_forms;
 BEGIN
     IF jsonb_typeof(payload) IS DISTINCT FROM 'object' THEN
         RAISE EXCEPTION USING
@@ -90,14 +102,20 @@ BEGIN
             ERRCODE = 'PC013',
             MESSAGE = format('event key must be 1 to 200 bytes, got %s', octet_length(event_key));
     END IF;
-    canonical := pgctx.canonical_payload(payload);
-    canonical_text := canonical::text;
-    IF octet_length(canonical_text) > pgctx.max_payload_bytes() THEN
+    -- pgctx.canonical_payload, converting the value to text once
+    forms.canonical := payload;
+    forms.canonical_text := payload::text;
+    IF pgctx.may_need_trim(forms.canonical_text) THEN
+        forms.canonical := pgctx.trim_numbers(payload);
+        forms.canonical_text := forms.canonical::text;
+    END IF;
+    IF octet_length(forms.canonical_text) > pgctx.max_payload_bytes() THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC004',
             MESSAGE = format('payload is %s bytes in canonical form; the limit is %s',
-                             octet_length(canonical_text), pgctx.max_payload_bytes());
+                             octet_length(forms.canonical_text), pgctx.max_payload_bytes());
     END IF;
+    RETURN forms;
 END
 $$;
 
@@ -182,7 +200,7 @@ CREATE OR REPLACE FUNCTION pgctx.events_chain() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    checked  record;
+    checked  pgctx.canonical_payload_forms;
     prior    record;
     tenant   regrole;
 BEGIN

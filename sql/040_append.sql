@@ -67,7 +67,7 @@ DECLARE
     known     text[] := ARRAY(SELECT ek.kind FROM pgctx.event_kinds ek);
     r         record;
     prior     record;
-    checked   record;
+    checked   pgctx.canonical_payload_forms;
     out_seq   bigint[] := '{}';
     seen_keys jsonb := '{}';   -- event key -> [kind, payload, seq] of this batch
     a_seq     bigint[] := '{}';

@@ -30,6 +30,7 @@ GRANT EXECUTE ON FUNCTION
 GRANT EXECUTE ON FUNCTION
     pgctx.verify_chain(text, bigint, bytea, bigint, bytea),
     pgctx.canonical_payload(jsonb),
+    pgctx.may_need_trim(text),
     pgctx.canonical_text(jsonb),
     pgctx.trim_numbers(jsonb),
     pgctx.genesis_hash(text),
