@@ -96,3 +96,40 @@ def test_concurrent_first_appends_create_one_conversation(dsn, conn):
         "SELECT count(*), min(head_seq), max(head_seq) FROM pgctx.conversations WHERE conversation_id LIKE 'fresh-%'"
     ).fetchone()
     assert rows == (PER_THREAD, THREADS, THREADS)
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS, ids=lambda i: i.name)
+def test_concurrent_appends_of_one_event_key_write_it_once(dsn, conn, isolation):
+    """Eight threads append the same keyed events: the key is looked up under the head lock, so
+    each is written once and every thread gets its seq (none sees a unique violation)."""
+    barrier = threading.Barrier(THREADS)
+    failures: list = []
+    seqs: list[list[int]] = []
+
+    def work() -> None:
+        try:
+            mine = []
+            with psycopg.connect(dsn) as c:
+                c.isolation_level = isolation
+                barrier.wait()
+                for i in range(PER_THREAD):
+                    while True:
+                        try:
+                            mine.append(pgctx.append(c, "keyed", "user", {"i": i}, event_key=f"k{i}"))
+                            break
+                        except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
+                            continue
+            seqs.append(mine)
+        except Exception as exc:  # reported to the main thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not failures, failures
+    assert len(seqs) == THREADS and all(s == seqs[0] for s in seqs)
+    assert sorted(seqs[0]) == list(range(1, PER_THREAD + 1))
+    assert conn.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = 'keyed'").fetchone()[0] == PER_THREAD
+    assert pgctx.verify(conn, "keyed").ok

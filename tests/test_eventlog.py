@@ -297,6 +297,8 @@ def test_history_cannot_be_edited_even_by_a_superuser_in_replica_mode(conn, stat
         "UPDATE pgctx.conversations SET head_seq = 1, head_hash = (SELECT hash FROM pgctx.events WHERE seq = 1)",
         "UPDATE pgctx.conversations SET head_seq = 9",
         "UPDATE pgctx.conversations SET head_hash = '\\x00'",
+        "UPDATE pgctx.conversations SET head_prev_hash = '\\x00'",
+        "UPDATE pgctx.conversations SET branch_status = 'merged'",
     ],
 )
 def test_conversation_rows_only_move_forward(conn, statement):
@@ -305,6 +307,43 @@ def test_conversation_rows_only_move_forward(conn, statement):
         conn.execute(statement)
     assert info.value.sqlstate == "PC011"
     assert_chain(conn, "c", 3)
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        {"head_seq": "5"},
+        {"head_hash": "'\\x00'"},
+        {"head_prev_hash": "'\\x00'"},
+        {"base_seq": "3", "head_seq": "3"},  # a fork point without a source
+        {"base_seq": "-1", "head_seq": "-1", "forked_from": "'c'"},
+        {"branch_status": "'merged'"},
+    ],
+    ids=str,
+)
+def test_conversation_rows_start_at_their_genesis(conn, override):
+    """The owner's own INSERT of a head row is held to what an append would create (PC011)."""
+    pgctx.append(conn, "c", "user", {})
+    row = {"conversation_id": "'forged'", "genesis_hash": "pgctx.genesis_hash('forged')",
+           "head_hash": "pgctx.genesis_hash('forged')"}
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute(f"INSERT INTO pgctx.conversations ({', '.join({**row, **override})})"
+                     f" VALUES ({', '.join({**row, **override}.values())})")
+    assert info.value.sqlstate == "PC011"
+    conn.execute(f"INSERT INTO pgctx.conversations ({', '.join(row)}) VALUES ({', '.join(row.values())})")
+    assert pgctx.append(conn, "forged", "user", {}) == 1
+    assert_chain(conn, "forged", 1)
+
+
+@pytest.mark.parametrize("kind, payload, sqlstate", [("nonsense", "{}", "PC002"), ("user", "[1]", "PC003")])
+def test_a_refused_first_append_creates_no_conversation(conn, kind, payload, sqlstate):
+    """Whether the payload or the kind (checked by the head row's UPDATE, after the row is
+    created) refuses it, the first append to a conversation leaves no head row behind (tenancy
+    refusals: test_privileges)."""
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES ('new', %s, %s)", (kind, payload))
+    assert info.value.sqlstate == sqlstate
+    assert conn.execute("SELECT count(*) FROM pgctx.conversations WHERE conversation_id = 'new'").fetchone() == (0,)
 
 
 def test_python_calls_join_the_callers_transaction(dsn):
