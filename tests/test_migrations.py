@@ -87,8 +87,14 @@ def test_every_sql_file_belongs_to_a_migration():
     assert applied == {f.name for f in sql_files()}
 
 
-# The previous release: the commit at which 0003 was the newest revision.
-PREVIOUS_RELEASE, PREVIOUS_HEAD = "91d6c38", "0003"
+# Earlier releases: (commit at which the revision was the newest, that revision, SQL that holds
+# only in that release's schema).
+RELEASES = [
+    pytest.param("91d6c38", "0003", "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid ="
+                 " 'pgctx.summary_schemas'::regclass AND attname = 'fast_check')", id="0003"),
+    pytest.param("24b8919", "0004", "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid ="
+                 " 'pgctx.conversations'::regclass AND attname = 'head_prev_hash')", id="0004"),
+]
 
 
 def released_sql_files(rev: str) -> list[str]:
@@ -99,19 +105,19 @@ def released_sql_files(rev: str) -> list[str]:
     return [git("show", f"{rev}:{n}") for n in names]
 
 
-def test_upgrading_a_database_of_the_previous_release_keeps_its_data_and_gives_the_fresh_schema(empty_dsn, dsn):
-    if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{PREVIOUS_RELEASE}^{{commit}}"]).returncode:
-        pytest.skip(f"needs the repository's history: this checkout lacks release {PREVIOUS_RELEASE} (shallow clone?)")
-    # a database as the previous release installed it, with a conversation folded once
+@pytest.mark.parametrize("release, revision, only_in_release", RELEASES)
+def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the_fresh_schema(
+        empty_dsn, dsn, release, revision, only_in_release):
+    if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{release}^{{commit}}"]).returncode:
+        pytest.skip(f"needs the repository's history: this checkout lacks release {release} (shallow clone?)")
+    # a database as that release installed it, with a conversation folded once
     with psycopg.connect(empty_dsn, autocommit=True) as conn:
-        for text in released_sql_files(PREVIOUS_RELEASE):
+        for text in released_sql_files(release):
             conn.execute(text)
         conn.execute("CREATE TABLE pgctx.alembic_version (version_num varchar(32) NOT NULL,"
                      " CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
-        conn.execute("INSERT INTO pgctx.alembic_version VALUES (%s)", (PREVIOUS_HEAD,))
-        assert conn.execute("SELECT to_regclass('pgctx.summary_schemas') IS NOT NULL AND NOT EXISTS ("
-                            " SELECT 1 FROM pg_attribute WHERE attrelid = 'pgctx.summary_schemas'::regclass"
-                            " AND attname = 'fast_check')").fetchone()[0]  # really the old schema
+        conn.execute("INSERT INTO pgctx.alembic_version VALUES (%s)", (revision,))
+        assert conn.execute(only_in_release).fetchone()[0]  # really the old schema
         pgctx.append_many(conn, "upgraded", [
             {"kind": "user", "payload": {"text": "where is order 10086?"}},
             {"kind": "tool_call", "payload": {"tool": "lookup_order", "call_id": "c1", "effect": "read",
