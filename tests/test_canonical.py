@@ -115,6 +115,22 @@ def test_documented_examples(conn, value, canonical):
     assert conn.execute("SELECT pgctx.canonical_text(%s::jsonb)", (canonical_json(value),)).fetchone()[0] == canonical
 
 
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ('{"s": "x 1.50, y", "n": 1.50}', '{"n": 1.5, "s": "x 1.50, y"}'),
+        ('{"q": "\\"2.0]", "a": [2.0, "3.00", 4.010, 0.000, -0.0]}', '{"a": [2, "3.00", 4.01, 0, 0], "q": "\\"2.0]"}'),
+        ('{"b": "\\\\", "c": 10.0, "d": "\\\\\\"", "e": {"1.0": 100.100}}',
+         '{"b": "\\\\", "c": 10, "d": "\\\\\\"", "e": {"1.0": 100.1}}'),
+    ],
+)
+def test_trailing_zeros_are_trimmed_in_numbers_only(conn, text, canonical):
+    """Strings (values and keys) that look like numbers with trailing zeros, beside escaped quotes
+    and backslashes, keep their text; numbers lose the zeros."""
+    assert canonical_json(json.loads(text, parse_float=Decimal)) == canonical
+    assert conn.execute("SELECT pgctx.canonical_text(%s::jsonb)", (text,)).fetchone()[0] == canonical
+
+
 def test_deep_nesting_agrees(conn):
     doc: dict = {"leaf": Decimal("2.50")}
     for depth in range(120):
