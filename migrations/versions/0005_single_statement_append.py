@@ -2,7 +2,8 @@
 locks it, checks the append is allowed and returns the new event's seq and links (the head row
 now keeps the head event's prev_hash for that); no statement trigger; the head row's rules are
 checked by its guard triggers instead of CHECK constraints, which PostgreSQL re-plans on every
-UPDATE; checked_payload returns a named composite type and converts a payload to text once.
+UPDATE; checked_payload returns a named composite type and converts a payload to text once;
+trailing zeros trimmed by a text rewrite; verify_chain hashes in its query.
 
 Revision ID: 0005
 Revises: 0004
@@ -24,6 +25,7 @@ FILES = [
     "020_conversations.sql",  # head_prev_hash; guards instead of CHECK constraints; insert guard
     "030_events.sql",  # events_chain advances the head itself; events_advance_head dropped
     "040_append.sql",  # append_events moves the head (and its prev_hash) itself
+    "050_verify.sql",  # verify_chain recomputes each hash in its query
     "060_security.sql",  # grant of may_need_trim
 ]
 
