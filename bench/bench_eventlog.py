@@ -356,7 +356,7 @@ PIECES = {
     "checked_payload() (type, key, canonical form, size)": "f := pgctx.checked_payload(p, NULL);",
     "checked_payload() of a payload holding 1.0 (trim_numbers)": "f := pgctx.checked_payload(p10, NULL);",
     "payload::text": "t2 := p::text;",
-    "kind lookup (EXISTS ... event_kinds)": "b := EXISTS (SELECT 1 FROM pgctx.event_kinds WHERE kind = 'user');",
+    "is_event_kind() (the kinds compiled to an array test)": "b := pgctx.is_event_kind('user');",
     "tenant_member(NULL)": "b := pgctx.tenant_member(NULL::regrole);",
     "pg_has_role(session_user, role, 'USAGE')": "b := pg_has_role(session_user, 'pgctx_app'::regrole::oid, 'USAGE');",
     "event_hash()": "h2 := pgctx.event_hash(conv, 12345, 'user', h, t);",

@@ -64,7 +64,6 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
     conv      pgctx.conversations%ROWTYPE;
-    known     text[] := ARRAY(SELECT ek.kind FROM pgctx.event_kinds ek);
     r         record;
     prior     record;
     checked   pgctx.canonical_payload_forms;
@@ -103,7 +102,7 @@ BEGIN
     FOR r IN SELECT t.e->>'kind' AS kind, t.e->'payload' AS payload, t.e->>'event_key' AS key,
                     (t.e->>'tokens')::integer AS tokens
                FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, i) ORDER BY t.i LOOP
-        IF NOT r.kind = ANY (known) THEN
+        IF NOT pgctx.is_event_kind(r.kind) THEN
             PERFORM pgctx.refuse_unknown_kind(r.kind);
         END IF;
         checked := pgctx.checked_payload(r.payload, r.key);

@@ -151,6 +151,29 @@ def test_payload_size_limit(conn):
     assert counts(conn) == (1, 1)
 
 
+def test_a_kind_added_or_removed_takes_effect_at_once(conn, dsn):
+    """pgctx.is_event_kind is compiled from pgctx.event_kinds by a trigger: a kind the owner adds
+    is accepted at once on every path, also by sessions that cached their plans before, and a
+    kind removed is refused again."""
+    with psycopg.connect(dsn, autocommit=True) as other:
+        for c in (conn, other):
+            pgctx.append(c, "k", "user", {"warm": True})  # plans cached in both sessions
+            with pytest.raises(errors.UnknownEventKind):
+                pgctx.append(c, "k", "audit_note", {})
+        conn.execute("INSERT INTO pgctx.event_kinds (kind, description) VALUES ('audit_note', 'a note')")
+        for c in (conn, other):
+            pgctx.append(c, "k", "audit_note", {"via": "append_event"})
+            pgctx.append_many(c, "k", [{"kind": "audit_note", "payload": {"via": "append_events"}}])
+            c.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES ('k', 'audit_note', '{}')")
+        conn.execute("DELETE FROM pgctx.event_kinds WHERE kind = 'audit_note'")
+        for c in (conn, other):
+            with pytest.raises(errors.UnknownEventKind):
+                pgctx.append(c, "k", "audit_note", {})
+            with pytest.raises(errors.UnknownEventKind):
+                pgctx.append_many(c, "k", [{"kind": "audit_note", "payload": {}}])
+    assert_chain(conn, "k", 8)
+
+
 @pytest.mark.parametrize("key", ["", "k" * 201])
 def test_invalid_event_keys_are_refused(conn, key):
     with pytest.raises(errors.InvalidEventKey):
