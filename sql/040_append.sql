@@ -60,7 +60,10 @@ CREATE OR REPLACE FUNCTION pgctx.append_events(
     tenant regrole DEFAULT NULL
 ) RETURNS TABLE (ordinality bigint, seq bigint)
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+-- Generic plans: with custom ones PostgreSQL planned the INSERT again for every call, copying the
+-- batch's arrays into the plan as constants (~10k instructions per event, bench/instructions.py).
+SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_variable
 DECLARE
     conv      pgctx.conversations%ROWTYPE;
