@@ -14,6 +14,15 @@ THREADS = 8
 PER_THREAD = 25
 
 
+def retrying(action):
+    """The caller's retry loop: a transaction that lost a serialization race wrote nothing."""
+    while True:
+        try:
+            return action()
+        except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
+            continue
+
+
 def hammer(dsn: str, isolation: psycopg.IsolationLevel, target, barrier: threading.Barrier, failures: list) -> None:
     """Append PER_THREAD events, one transaction each, retrying serialization failures."""
     try:
@@ -21,12 +30,7 @@ def hammer(dsn: str, isolation: psycopg.IsolationLevel, target, barrier: threadi
             conn.isolation_level = isolation
             barrier.wait()
             for i in range(PER_THREAD):
-                while True:
-                    try:
-                        pgctx.append(conn, target(i), "user", {"thread": threading.get_ident(), "i": i})
-                        break
-                    except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
-                        continue  # the caller's retry loop: the losing transaction wrote nothing
+                retrying(lambda: pgctx.append(conn, target(i), "user", {"thread": threading.get_ident(), "i": i}))
     except Exception as exc:  # reported to the main thread
         failures.append(exc)
 
@@ -113,12 +117,7 @@ def test_concurrent_appends_of_one_event_key_write_it_once(dsn, conn, isolation)
                 c.isolation_level = isolation
                 barrier.wait()
                 for i in range(PER_THREAD):
-                    while True:
-                        try:
-                            mine.append(pgctx.append(c, "keyed", "user", {"i": i}, event_key=f"k{i}"))
-                            break
-                        except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
-                            continue
+                    mine.append(retrying(lambda: pgctx.append(c, "keyed", "user", {"i": i}, event_key=f"k{i}")))
             seqs.append(mine)
         except Exception as exc:  # reported to the main thread
             failures.append(exc)
