@@ -98,8 +98,6 @@ CREATE TABLE IF NOT EXISTS pgctx.events (
 COMMENT ON TABLE pgctx.events IS
     'Append-only, hash-chained event log. INSERT (conversation_id, kind, payload[, event_key, tenant]); the trigger fills the rest.';
 
--- The conversation's head row, created if missing, locked FOR UPDATE; tenancy and abandoned
--- branches checked: what every append does first (events_chain per row, append_events per batch).
 -- Before 0005 checked_payload also took the kind; the kind is now checked where it is looked up.
 DROP FUNCTION IF EXISTS pgctx.checked_payload(text, boolean, jsonb, text);
 
@@ -161,6 +159,9 @@ BEGIN
 END
 $$;
 
+-- The conversation's head row, created if missing, locked FOR UPDATE; tenancy and abandoned
+-- branches checked, each with its SQLSTATE: append_events' first step, and the events trigger's
+-- when its head UPDATE finds no row it may advance (a new conversation, or a refused append).
 -- No SET search_path on purpose (as json_schema_error, 070): saving and restoring the setting on
 -- every call cost the single-event append measurably. It is not SECURITY DEFINER, is executable
 -- only by the owner, schema-qualifies what it calls, and its callers (events_chain,
