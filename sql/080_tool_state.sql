@@ -205,9 +205,10 @@ COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) IS
 -- number of approvals, not with the history).
 CREATE OR REPLACE FUNCTION pgctx.open_approvals(conversation_id text, to_seq bigint)
 RETURNS TABLE (approval_id text, seq bigint)
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+-- No SET clauses, so PostgreSQL inlines it into the query of its caller (must_keep, which turns
+-- JIT off and pins the search path; everything here is schema-qualified): with them it was parsed,
+-- planned and run as a query of its own on every call.
+LANGUAGE sql STABLE AS $$
     SELECT r.payload->>'approval_id', r.seq
       FROM pgctx.events r
      WHERE r.conversation_id = open_approvals.conversation_id AND r.kind = 'approval'

@@ -72,11 +72,16 @@ CREATE TABLE IF NOT EXISTS pgctx.verified_points (
 
 CREATE OR REPLACE FUNCTION pgctx.checkpoint_checksum(schema_version integer, cursor bigint, chain_hash bytea,
                                                      summary jsonb) RETURNS bytea
-LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
-    SELECT sha256('\x70676374783a636865636b706f696e743a7631'::bytea      -- 'pgctx:checkpoint:v1'
-                  || convert_to(pgctx.canonical_text(jsonb_build_object(
-                         'schema_version', schema_version, 'cursor', cursor,
-                         'chain_hash', encode(chain_hash, 'hex'), 'summary', summary)), 'UTF8'))
+-- Not STRICT, the NULL case spelled out instead: a STRICT SQL function is inlined only when its
+-- body is strict, and jsonb_build_object is not; not inlined, it was planned on every call.
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN schema_version IS NOT NULL AND cursor IS NOT NULL AND chain_hash IS NOT NULL
+                     AND summary IS NOT NULL
+                THEN sha256('\x70676374783a636865636b706f696e743a7631'::bytea      -- 'pgctx:checkpoint:v1'
+                            || convert_to(pgctx.canonical_text(jsonb_build_object(
+                                   'schema_version', schema_version, 'cursor', cursor,
+                                   'chain_hash', encode(chain_hash, 'hex'), 'summary', summary)), 'UTF8'))
+           END
 $$;
 
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_guard() RETURNS trigger
