@@ -40,7 +40,7 @@ from bench_eventlog import make_batches, make_payloads  # noqa: E402
 from bench_fold import block  # noqa: E402
 from pgctx.embedded import EmbeddedPostgres  # noqa: E402
 
-Round = Callable[[], None]
+Round = tuple[Callable[[], None] | None, Callable[[], None]]  # (untimed preparation, timed work)
 
 
 def old_text(rev: str, name: str) -> str:
