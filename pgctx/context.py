@@ -48,6 +48,8 @@ class WorkingContext:
     cursor: int
     evidence: list[tuple[int, str]] = field(default_factory=list)  # (seq, why it is pinned)
     dropped_memories: int = 0
+    summary: dict[str, Any] | None = None  # the committed summary it shows (None before the first fold)
+    events: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)  # the raw events it holds, in order
 
 
 def build_context(conn: db.Connectable, conversation_id: str, *, budget: Budget | None = None,
@@ -98,8 +100,9 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
             continue
         out.add("memories", message, tokens=tokens)
     messages = out.messages()
+    raw = [(r[1], r[2], r[3]) for r in sorted((r for r in rows if r[0] != "summary"), key=lambda r: r[1])]
     return WorkingContext(messages, to_input_items(messages), dict(out.sections), out.total, budget.input_limit,
-                          version, cursor, evidence, dropped)
+                          version, cursor, evidence, dropped, summary, raw)
 
 
 def _render_events(out: _Assembler, events: list[tuple[Any, ...]],

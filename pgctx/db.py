@@ -30,12 +30,12 @@ VERIFY_CHAIN = (
 CHAIN_HEADS = "SELECT conversation_id, head_seq, head_hash FROM pgctx.chain_heads ORDER BY conversation_id"
 PREPARE_FOLD = (
     "SELECT pgctx.prepare_fold(%s, expected_version => %s, expected_cursor => %s, new_cursor => %s,"
-    " summary => %s, schema_version => %s, summarizer => %s)"
+    " summary => %s, schema_version => %s, summarizer => %s, tokens => %s)"
 )
 COMMIT_FOLD = "SELECT pgctx.commit_fold(%s, %s)"
 DISCARD_FOLD = "SELECT pgctx.discard_fold(%s, %s, %s)"
 RECOVER = "SELECT pgctx.recover(%s, full_check => %s)"
-MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s, %s)"
+MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s, %s, %s)"
 FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s)"
 COMMITTED_FOLD = "SELECT version, cursor, summary FROM pgctx.committed_fold(%s)"
 FORK = "SELECT pgctx.fork_conversation(%s, %s, %s)"
@@ -44,22 +44,25 @@ COMMITTED_FOLD_AND_HEAD = (
     "SELECT f.version, f.cursor, f.summary, c.head_seq"
     " FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f WHERE c.conversation_id = %s"
 )
-# the must-keep items and the events of a fold of lo+1..hi onto committed version v
+# the must-keep items (of schema_version sv) and the events of a fold of lo+1..hi onto committed version v
 _FOLD_INPUT = (
-    "pgctx.must_keep({c}, {lo}, {hi}, pgctx.base_summary({c}, {v})) AS must_keep,"
+    "pgctx.must_keep({c}, {lo}, {hi}, pgctx.base_summary({c}, {v}), {sv}) AS must_keep,"
     " (SELECT jsonb_agg(jsonb_build_array(e.seq, e.kind, e.payload, e.tokens) ORDER BY e.seq) FROM pgctx.events e"
     "   WHERE e.conversation_id = {c} AND e.seq > {lo} AND e.seq <= {hi}) AS events"
 )
-FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s")
+FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s", sv="%(sv)s")
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
-# fold_status and the committed summary, in one snapshot, with the fold's input when one is due
-# (forced or triggered, and some event can be folded): one round trip for fold()'s reads
+# fold_status (the policy: whether a fold is due, and where it ends) and the committed summary, in
+# one snapshot, with the fold's input when one is due or forced (a forced fold goes to the full
+# boundary, leaving no tail): one round trip for fold()'s reads
 FOLD_STATUS = (
-    "SELECT s.version, s.cursor, s.head_seq, s.boundary, s.unfolded_tokens, s.triggers,"
-    " pgctx.base_summary(%(c)s, s.version), i.must_keep, i.events"
-    " FROM pgctx.fold_status(%(c)s, %(capacity)s) s"
-    " LEFT JOIN LATERAL (SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="s.boundary", v="s.version")
-    + " WHERE s.boundary > s.cursor AND (%(force)s OR s.triggers <> '[]')) i ON true"
+    "SELECT s.version, s.cursor, s.head_seq, s.unfolded_tokens, s.triggers, s.due, s.reason,"
+    " pgctx.base_summary(%(c)s, s.version), i.hi, i.must_keep, i.events"
+    " FROM pgctx.fold_status(%(c)s, %(capacity)s, %(floor)s, %(tail)s) s"
+    " LEFT JOIN LATERAL (SELECT x.hi, " + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="x.hi", v="s.version",
+                                                             sv="%(sv)s")
+    + " FROM (SELECT CASE WHEN %(force)s THEN s.full_boundary ELSE s.boundary END AS hi) x"
+    " WHERE x.hi > s.cursor AND (%(force)s OR s.due)) i ON true"
 )
 SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
 CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason FROM pgctx.context_events(%s)"

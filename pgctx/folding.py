@@ -1,14 +1,21 @@
 """pgctx.fold: the main path of article 十六, as a thin client of the SQL state machine.
 
-1. One query reads the committed fold, the head, the boundary a fold may end at (atomic units
-   whole, calls still waiting left raw), the unfolded tokens H and the triggers (capacity when
-   H > αB, structural, risk), all derived in SQL (sql/160_fold_triggers.sql).
-2. Unless forced, nothing happens when no trigger fired.
+1. One query reads the committed fold, the head, the unfolded tokens, the triggers (capacity,
+   structural, risk) and the policy's verdict: whether a fold is due and where it ends, leaving
+   the raw tail (``pgctx.fold_status``, sql/160_fold_triggers.sql; the knobs are
+   :class:`pgctx.Budget`'s). When one is due, the same query reads what the summarizer needs.
+2. Unless forced, nothing happens when no fold is due; a forced fold goes to the boundary nearest
+   the head (no tail).
 3. The summarizer gets the previous summary, only the new events and the must-keep items.
-4. The candidate is prepared (every rule is checked in SQL) and committed with compare-and-swap.
-   A lost race re-reads and tries again, up to ``attempts`` times; the last attempt holds a
-   transaction-scoped lock on the conversation's folds (pgctx.serialize_folds) so concurrent
-   folders queue instead of spinning.
+4. The candidate is prepared (every rule is checked in SQL, and its token count stored) and
+   committed with compare-and-swap. A lost race re-reads: when the other fold covered what this
+   one meant to fold, or none is due any more, it returns saying so; otherwise it tries again,
+   up to ``attempts`` times. The last attempt holds the conversation's fold lock exclusive
+   (pgctx.serialize_folds) across its read, summarizer call, prepare and commit, and every
+   prepare and commit takes that lock shared, so the last attempt cannot lose a race to another
+   prepare or commit, from fold() or from psql: under any number of concurrent folders fold()
+   commits or says why it did not, and raises FoldConflict only with ``attempts=1`` (or if the
+   table owner commits a checkpoint by a plain UPDATE meanwhile, which takes no lock).
 
 Nothing is committed unless the database accepted the candidate: a summarizer failure raises
 :class:`~pgctx.errors.SummarizerFailed`, a refused candidate raises the SQL refusal's typed
@@ -56,6 +63,7 @@ class FoldResult:
     attempts: int = 0  # rounds of read-summarize-prepare-commit (more than 1 after a lost race)
     summarizer: str | None = None
     conflicts: list[str] = field(default_factory=list)
+    policy: str = ""  # the fold policy's verdict (pgctx.fold_status.reason), or "forced"
 
 
 def fold(conn: db.Connectable, conversation_id: str, *, summarizer: Summarizer | None = None,
@@ -64,8 +72,9 @@ def fold(conn: db.Connectable, conversation_id: str, *, summarizer: Summarizer |
     """Fold a conversation's unfolded events into its summary if a fold is due (or ``force``).
 
     ``summarizer`` defaults to the built-in deterministic one; ``budget`` (default
-    :class:`pgctx.Budget`) sets the capacity threshold αB and the token counter; ``probe``, when
-    given, is a counterfactual probe (``check(request, candidate)``) run before preparing.
+    :class:`pgctx.Budget`) sets the policy (capacity threshold αB, structural floor, raw tail)
+    and the token counter; ``probe``, when given, is a counterfactual probe
+    (``check(request, candidate)``) run before preparing.
     On an AsyncConnection or async pool this returns an awaitable.
     """
     if attempts < 1:
@@ -74,41 +83,52 @@ def fold(conn: db.Connectable, conversation_id: str, *, summarizer: Summarizer |
                               force, probe, attempts))
 
 
+@dataclass(frozen=True)
+class _Status:
+    committed: CommittedFold
+    head: int
+    unfolded: int
+    triggers: tuple[Trigger, ...]
+    reason: str
+    request: FoldRequest | None  # set when a fold is due (or forced) and there is a range to fold
+
+
 def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: bool, probe: Any,
           attempts: int) -> db.Op[FoldResult]:
     counter = budget.counter()
     conflicts: list[str] = []
+    meant = 0  # the cursor the last attempt meant to reach
     for attempt in range(1, attempts + 1):
         serialized = attempt == attempts and attempts > 1
         if serialized:
-            # Last try: queue behind other folders of this conversation instead of racing them.
+            # Last try: exclude every other prepare and commit of this conversation until done.
             yield db.Begin
             yield db.Query(db.SERIALIZE_FOLDS, (conversation_id,))
         try:
             # (re-)read: after a lost race the base, the triggers and the boundary have moved
-            committed, head, boundary, unfolded, triggers, request = yield from _status(conversation_id, budget, force)
-            version, cursor = committed.version, committed.cursor
-            before = summary_tokens(counter, committed.summary, version, cursor) + unfolded
-            seen = dict(previous_version=version, previous_cursor=cursor, triggers=triggers, tokens_before=before,
-                        summarizer=summarizer.id, attempts=attempt, conflicts=conflicts)
-            if request is None:  # the database found no fold due (no trigger and not forced, or no boundary)
-                if not triggers and not force:
-                    why = "not due: no capacity, structural or risk trigger"
-                    if conflicts:  # the fold this call meant to make was made by another folder
-                        why = f"not due after a concurrent fold committed version {version}: no trigger left"
-                else:
-                    why = ("nothing to fold: no events after the committed cursor" if head <= cursor else
-                           f"no boundary after cursor {cursor} keeps atomic units whole "
-                           "(a tool call is still waiting for its result)")
+            status = yield from _status(conversation_id, budget, force)
+            committed, request = status.committed, status.request
+            before = summary_tokens(counter, committed.summary, committed.version, committed.cursor) + status.unfolded
+            seen = dict(previous_version=committed.version, previous_cursor=committed.cursor,
+                        triggers=status.triggers, tokens_before=before, summarizer=summarizer.id, attempts=attempt,
+                        conflicts=conflicts, policy="forced" if force else status.reason)
+            if request is None or (conflicts and committed.cursor >= meant):
                 if serialized:
                     yield db.End
-                return FoldResult(False, why, version, cursor, tokens_after=before, **seen)
+                why = status.reason
+                if conflicts:  # the fold this call meant to make was made, or made unnecessary, by another folder
+                    why = (f"covered: a concurrent fold committed version {committed.version} up to event "
+                           f"{committed.cursor}" if committed.cursor >= meant else
+                           f"{why} (after a concurrent fold committed version {committed.version})")
+                return FoldResult(False, why, committed.version, committed.cursor, tokens_after=before, **seen)
+            meant = request.to_seq
             candidate = yield from _summarize(summarizer, request)
             if probe is not None:
                 yield db.Call(probe.check, (request, candidate))
+            tokens = summary_tokens(counter, candidate, request.base_version + 1, request.to_seq)
             prepared = yield from db.first(db.Query(db.PREPARE_FOLD, (
                 conversation_id, request.base_version, request.from_seq, request.to_seq, _jsonb(candidate),
-                SCHEMA_VERSION, summarizer.id)))
+                SCHEMA_VERSION, summarizer.id, tokens)))
             new_cursor = yield from db.first(db.Query(db.COMMIT_FOLD, (conversation_id, prepared)))
             if serialized:
                 yield db.End
@@ -120,23 +140,25 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
                 raise
             continue
         # the events after the new cursor are the ones that were unfolded and not folded now
-        after_unfolded = unfolded - sum(e.tokens or 0 for e in request.events)
+        after_unfolded = status.unfolded - sum(e.tokens or 0 for e in request.events)
         after = summary_tokens(counter, candidate, prepared, new_cursor) + after_unfolded
         return FoldResult(True, "committed", prepared, new_cursor, tokens_after=after, **seen)
     raise AssertionError("unreachable")
 
 
-def _status(conversation_id: str, budget: Budget, force: bool) -> db.Op[tuple[Any, ...]]:
-    """The committed fold, head, boundary, unfolded tokens, triggers and, if a fold is due, its request."""
-    rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold, force=force))
+def _status(conversation_id: str, budget: Budget, force: bool) -> db.Op[_Status]:
+    """The committed fold, head, unfolded tokens, triggers, the policy's reason and, if a fold is
+    due (or forced), its request."""
+    rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold, floor=budget.floor,
+                                               tail=budget.tail, force=force, sv=SCHEMA_VERSION))
     if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
-    version, cursor, head, boundary, unfolded, triggers, summary, keep, events = rows[0]
+    version, cursor, head, unfolded, triggers, _due, reason, summary, hi, keep, events = rows[0]
     committed = CommittedFold(version, cursor, summary)
     parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers)
-    request = None if keep is None else make_request(conversation_id, committed, boundary, keep, events,
-                                                     summary_schema())
-    return committed, head, boundary, unfolded, parsed, request
+    request = None if keep is None else make_request(conversation_id, committed, hi, keep, events,
+                                                     summary_schema(), budget)
+    return _Status(committed, head, unfolded, parsed, reason, request)
 
 
 def _summarize(summarizer: Summarizer, request: FoldRequest) -> db.Op[dict[str, Any]]:

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from psycopg.types.json import Jsonb
+from pydantic import BaseModel
 
 from pgctx import db
 from pgctx.canonical import transport_json
 from pgctx.errors import ConversationNotFound
 from pgctx.summarizers import Event, FoldRequest
-from pgctx.summary import SCHEMA_VERSION, Summary, dump, json_schema
+from pgctx.summary import SCHEMA_VERSION, dump, json_schema
+from pgctx.tokens import Budget
 
 
 def _jsonb(value: dict[str, Any] | None) -> Jsonb | None:
@@ -52,13 +54,17 @@ def prepare_fold(
     expected_version: int,
     expected_cursor: int,
     new_cursor: int,
-    summary: Summary | dict[str, Any],
+    summary: BaseModel | dict[str, Any],
     schema_version: int = SCHEMA_VERSION,
     summarizer: str | None = None,
+    tokens: int | None = None,
 ) -> int:
-    """Validate and store a candidate summary PREPARED; returns its version."""
+    """Validate and store a candidate summary PREPARED; returns its version.
+
+    ``tokens`` is the summary's token count as the working context shows it (see
+    :func:`pgctx.folding.summary_tokens`), stored for the fold policy; None counts as 0."""
     params = (conversation_id, expected_version, expected_cursor, new_cursor, _jsonb(dump(summary)),
-              schema_version, summarizer)
+              schema_version, summarizer, tokens)
     return db.run(conn, db.first(db.Query(db.PREPARE_FOLD, params)))
 
 
@@ -81,9 +87,11 @@ def recover(conn: db.Connectable, conversation_id: str, *, full_check: bool = Fa
 
 
 def must_keep(conn: db.Connectable, conversation_id: str, from_seq: int, to_seq: int,
-              previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a summary of events from_seq+1..to_seq continuing ``previous`` must keep (derived in SQL)."""
-    return db.run(conn, db.first(db.Query(db.MUST_KEEP, (conversation_id, from_seq, to_seq, _jsonb(previous)))))
+              previous: dict[str, Any] | None = None, schema_version: int = SCHEMA_VERSION) -> dict[str, Any]:
+    """What a summary (of ``schema_version``) of events from_seq+1..to_seq continuing ``previous``
+    must keep (derived in SQL)."""
+    return db.run(conn, db.first(db.Query(db.MUST_KEEP, (conversation_id, from_seq, to_seq, _jsonb(previous),
+                                                         schema_version))))
 
 
 def fold_violations(
@@ -93,7 +101,7 @@ def fold_violations(
     base_version: int,
     base_cursor: int,
     new_cursor: int,
-    summary: Summary | dict[str, Any],
+    summary: BaseModel | dict[str, Any],
     schema_version: int = SCHEMA_VERSION,
 ) -> list[tuple[str, str]]:
     """Every (sqlstate, message) prepare_fold would refuse this candidate for; empty if none."""
@@ -130,17 +138,17 @@ def fold_input_op(conversation_id: str, base: CommittedFold, to_seq: int,
     when another fold commits meanwhile (that fold's commit then makes this one's a conflict).
     """
     keep, events = db.one((yield db.Query(db.FOLD_INPUT, dict(c=conversation_id, lo=base.cursor, hi=to_seq,
-                                                              v=base.version))))
+                                                              v=base.version, sv=schema_version))))
     schema = summary_schema() if schema_version == SCHEMA_VERSION else \
         (yield from db.first(db.Query(db.SUMMARY_SCHEMA, (schema_version,))))
     return make_request(conversation_id, base, to_seq, keep, events, schema)
 
 
 def make_request(conversation_id: str, base: CommittedFold, to_seq: int, keep: dict[str, Any],
-                 events: list[list[Any]] | None, schema: dict[str, Any]) -> FoldRequest:
+                 events: list[list[Any]] | None, schema: dict[str, Any], budget: Budget | None = None) -> FoldRequest:
     """A FoldRequest from what db.FOLD_INPUT (or db.FOLD_STATUS) read."""
     return FoldRequest(conversation_id, base.cursor, to_seq, base.summary, [Event(*e) for e in events or ()], keep,
-                       schema, base_version=base.version)
+                       schema, base_version=base.version, budget=budget)
 
 
 def summary_schema() -> dict[str, Any]:
@@ -153,4 +161,4 @@ def summary_schema() -> dict[str, Any]:
 
 @functools.cache
 def _registered_schema_text() -> str:
-    return json.dumps(json_schema())
+    return json.dumps(json_schema(SCHEMA_VERSION))

@@ -73,8 +73,71 @@ def task_message(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def summary_message(summary: dict[str, Any], version: int, cursor: int) -> dict[str, Any]:
-    """The committed summary, marked with what it covers so the model knows events are omitted."""
-    # compact separators: the summary is the largest fixed part of every request; sorted keys:
-    # the same text (and token count) whether the summary came from the database or a summarizer
-    text = json.dumps(summary, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return {"role": "system", "content": f"[summary v{version} of events 1..{cursor}] {text}"}
+    """The committed summary as the model reads it, marked with what it covers so the model knows
+    events are omitted. Compact lines, not JSON: the summary is the largest fixed part of every
+    request, and its structure is for validation and recovery, its text for the model (article
+    六). Deterministic, so its token count is the same from the database or a summarizer. The
+    task and pending actions are the task message's (:func:`task_message`)."""
+    lines = [f"[summary v{version} of events 1..{cursor}: what the omitted events established]"]
+    for name, title in SUMMARY_SECTIONS:
+        items = summary.get(name) or []
+        entries = [item_line(name, k, v) for k, v in items.items()] if isinstance(items, dict) else \
+            [item_line(name, item) for item in items]
+        if entries:
+            lines.append(f"{title}:")
+            lines += [f"- {entry}" for entry in entries]
+    return {"role": "system", "content": "\n".join(lines)}
+
+
+SUMMARY_SECTIONS = (("user_requests", "User said (newest first)"), ("facts", "Facts"), ("constraints", "Constraints"),
+                    ("tool_state", "Tool calls"), ("completed_actions", "Done"), ("decisions", "Decisions"),
+                    ("open_questions", "Open questions"))
+
+
+def item_line(section: str, item: Any, state: dict[str, Any] | None = None) -> str:
+    """One entry of a summary section as the model reads it (tool_state: the call id and its state)."""
+    if section == "tool_state":
+        return _call_line(item, state or {})
+    if isinstance(item, str):  # open questions; a version 1 constraint
+        return item
+    if section == "user_requests":
+        return f"#{_seqs(item)}: {item.get('text', '')}"
+    if section == "facts":
+        return _fact_line(item)
+    if section == "constraints":
+        return f"{item.get('text', '')} (#{_seqs(item)})"
+    if section == "completed_actions":
+        return f"{item.get('action', '')}: {item.get('status', '')} (#{_seqs(item)})"
+    return f"{item.get('status', '')}: {item.get('decision', '')} (#{_seqs(item)})"  # decisions
+
+
+def _seqs(item: dict[str, Any]) -> str:
+    return ",".join(str(seq) for seq in item.get("source_event_ids", []))
+
+
+def show(value: Any) -> str:
+    """A fact value as text: lists joined, JSON spelling for true/false/null."""
+    if isinstance(value, list):
+        return ", ".join(show(v) for v in value)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _fact_line(fact: dict[str, Any]) -> str:
+    subject = f" [{fact['subject']}]" if fact.get("subject") else ""
+    how = fact.get("authority", "")
+    if fact.get("confidence", "confirmed") != "confirmed":
+        how += f", {fact['confidence']}"
+    line = f"{fact.get('key', '')}{subject} = {show(fact.get('value'))} ({how} #{_seqs(fact)}"
+    if fact.get("previous_value") is not None:
+        line += f"; was {show(fact['previous_value'])}"
+    line += ")"
+    return line + (" NO LONGER VALID" if fact.get("status") == "expired" else "")
+
+
+def _call_line(call_id: str, state: dict[str, Any]) -> str:
+    subject = f" [{state['subject']}]" if state.get("subject") else ""
+    line = f"{call_id} {state.get('tool', '')}{subject} {state.get('effect', '')}: {state.get('status', '')}"
+    for name in ("request_id", "idempotency_key", "error"):
+        if state.get(name):
+            line += f", {name.replace('_', ' ')} {state[name]}"
+    return f"{line} (#{_seqs(state)})"

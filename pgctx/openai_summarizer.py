@@ -36,7 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pgctx.errors import SummarizerFailed
 from pgctx.summarizers import FoldRequest
 from pgctx.summary import (
-    SCHEMA_VERSION, Action, ActionStatus, Decision, Fact, Pending, Scalar, Summary, Task, ToolCallState,
+    SCHEMA_VERSION, Action, ActionStatus, Decision, Fact, Pending, Statement, Summary, TaskStatus, ToolCallState,
+    Value,
 )
 
 __all__ = ["OpenAISummarizer", "WireSummary", "to_summary", "SYSTEM_PROMPT"]
@@ -54,19 +55,29 @@ class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class WireTask(_Wire):
+    """The task: its goal, status, and the event that set the goal."""
+
+    # summary.Task, with its sources required (strict mode has no optional)
+    goal: str
+    status: TaskStatus
+    source_event_ids: list[int]
+
+
 class WireFact(_Wire):
-    """A fact. null in observed_at, valid_until or previous_value: not known / none."""
+    """A fact. null in subject, observed_at, valid_until or previous_value: not known / none."""
 
     # summary.Fact, with its optional fields required but nullable (strict mode has no optional)
     key: str
-    value: Scalar
+    value: Value
     confidence: Literal["confirmed", "inferred", "unknown"]
     authority: str = Field(description=Fact.model_fields["authority"].description)
     source_event_ids: list[int]
     status: Literal["active", "expired"]
+    subject: Optional[str] = Field(description=Fact.model_fields["subject"].description)
     observed_at: Optional[str]
     valid_until: Optional[str]
-    previous_value: Scalar
+    previous_value: Value
 
 
 class WireToolCall(_Wire):
@@ -79,22 +90,36 @@ class WireToolCall(_Wire):
     effect: Literal["read", "write", "irreversible"]
     status: ActionStatus
     source_event_ids: list[int]
+    subject: Optional[str]
     request_id: Optional[str]
     idempotency_key: Optional[str]
     error: Optional[str]
+
+
+class WireAction(_Wire):
+    """A completed action. tool and count: set only on the entry that collapses a tool's older calls."""
+
+    # summary.Action, with its optional fields required but nullable
+    action: str
+    status: ActionStatus
+    source_event_ids: list[int]
+    tool: Optional[str]
+    count: Optional[int]
 
 
 class WireSummary(_Wire):
     """The updated conversation summary."""
 
     # schema_version, omitted_event_range and last_event_id are left out: the request fixes them
-    task: Task
+    task: WireTask
     facts: list[WireFact]
     decisions: list[Decision]
     tool_state: list[WireToolCall]
-    completed_actions: list[Action]
+    completed_actions: list[WireAction]
     pending: list[Pending]
-    constraints: list[str]
+    constraints: list[Statement]
+    user_requests: list[Statement] = Field(description="the user's own words that still bind the agent, verbatim, "
+                                                       "newest first, citing the user messages")
     open_questions: list[str]
 
 
@@ -105,6 +130,7 @@ def _optional(model: type[BaseModel]) -> frozenset[str]:
 
 _FACT_OPTIONAL = _optional(Fact)
 _TOOL_OPTIONAL = _optional(ToolCallState)
+_ACTION_OPTIONAL = _optional(Action)
 
 
 def _drop_nulls(item: dict[str, Any], optional: frozenset[str]) -> dict[str, Any]:
@@ -116,6 +142,7 @@ def to_summary(wire: WireSummary, request: FoldRequest, *, label: str = "summari
     """The pgctx Summary the wire answer stands for; ``malformed`` if it does not make one."""
     data = wire.model_dump(mode="json")
     data["facts"] = [_drop_nulls(f, _FACT_OPTIONAL) for f in data["facts"]]
+    data["completed_actions"] = [_drop_nulls(a, _ACTION_OPTIONAL) for a in data["completed_actions"]]
     tool_state: dict[str, dict[str, Any]] = {}
     for entry in data["tool_state"]:
         call_id = entry.pop("call_id")
@@ -235,10 +262,17 @@ event log by the database; it is authoritative). Return the updated summary:
 - Start from previous_summary and apply the new events. Keep what still holds. When a fact \
 changes, mark the old one status "expired" and add the new one with previous_value; do not delete.
 - Keep every must_keep item. One tool_state entry per must_keep.tool_calls entry, with exactly \
-its tool, effect, status, request_id, idempotency_key and error, citing its call_seq and \
-answer_seq in source_event_ids. Every value in must_keep.identifiers appears in the summary \
-(as a fact value). Every entry of must_keep.open_approvals is a blocking pending action \
-"await approval <approval_id>" citing its seq, and the task waits for approval.
+its tool, effect, status, subject, request_id, idempotency_key and error, citing its call_seq and \
+answer_seq in source_event_ids. The calls in must_keep.collapsed leave tool_state: for each tool \
+and status among them that is not a read, keep one completed_actions entry with that tool, that \
+status and a count of the calls it stands for (add to the count of the previous summary's entry). \
+Every value in must_keep.identifiers appears in the summary. Every entry of \
+must_keep.open_approvals is a blocking pending action "await approval <approval_id>" citing its \
+seq, and the task waits for approval.
+- Keep what the next decision needs: the values tool results returned (ids, dates, amounts, \
+statuses) as facts whose authority is the tool and whose subject is the call's subject; and in \
+user_requests the user's own words that still bind the agent (requests, preferences, \
+constraints, authorizations), verbatim, newest first, citing the user messages.
 - Cite sources: every fact, decision, completed action and pending action lists the seqs of the \
 events it comes from in source_event_ids. Cite only seqs you were given.
 - Never guess a side effect. A tool call that timed out, was interrupted or has no result is \

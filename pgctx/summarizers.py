@@ -4,22 +4,72 @@ A summarizer is any object with an ``id`` and a ``summarize(request)`` method re
 candidate summary (a dict or a :class:`pgctx.summary.Summary`). It only proposes: the candidate
 is accepted or refused by pgctx.prepare_fold in SQL.
 
-:class:`BuiltinSummarizer` needs no model: it folds tool calls and results into tool state,
-facts and corrections declared by events into facts, approvals into pending actions and
-constraints, and always keeps the must-keep items the database derived. It is deterministic, so
-the same request gives the same candidate.
+:class:`BuiltinSummarizer` needs no model and is deterministic (the same request gives the same
+candidate). Its rules, so that the summary keeps what the next decision needs and stays bounded
+(docs/guarantees.md, "The built-in summarizer"):
+
+1. **Tool state** is exactly what the database derived (``must_keep``): every unresolved call,
+   the newest resolved ones with status, request id, failure reason and subject; the writes
+   beyond the horizon become one completed action per tool and status, with a count.
+2. **Facts from tool results**: every field of a successful result that is a fact
+   (:mod:`pgctx.facts`) becomes a fact whose authority is the tool, whose subject is the call's
+   identifier arguments and whose source is the result (a field that only restates the subject,
+   ``order_id`` of a call about ``order_id=10086``, is not repeated).
+3. **Which value is current** (article 七.4), for facts with the same key about the same subject
+   (two subjects that differ are different entities; a missing subject matches any):
+   a confirmed statement by the user replaces any earlier value; the result of a write (or
+   irreversible call) replaces any earlier value, this agent having changed it; a read's result
+   replaces the user's, the model's and that tool's own earlier readings, and where another
+   tool's earlier reading about the same identifiers differs, that is a contradiction: both
+   stay, and an open question says so (the database pins both results as risk evidence). The
+   replaced fact goes; the new one keeps the last different value as ``previous_value``. A value
+   the model inferred (authority ``model`` or confidence ``inferred``) never replaces a
+   confirmed one: it becomes an open question instead.
+4. **The user's own words** (requests, preferences, constraints) are kept verbatim, newest first,
+   with their source seqs (a repeated statement is kept once, citing each time it was said);
+   bare acknowledgements ("ok", "thanks") are not.
+5. **The goal follows the conversation**: the first user message sets it; a ``topic_switch``
+   replaces it, and the earlier goal is kept as a superseded decision.
+6. Approvals granted or denied and permission conclusions become constraints citing their
+   events; subtask ends, phase changes and branch merges become decisions; a failed
+   verification becomes an open question.
+7. **Bounded size**: decisions, open questions, constraints and statements keep their newest
+   entries (8, 8, 12, 12), and the summary keeps within ``budget.summary_limit`` tokens by
+   dropping entries, the least useful first and, among equals, the oldest: decisions and open
+   questions; statements that neither bind ("only", "never", "call me", "without asking", ...)
+   nor hold a value (a number, code, file name, address); tool facts whose value is prose;
+   statements that hold a value; the other tool facts; binding statements; the user's declared
+   facts; constraints. Tool state and pending actions, which the database requires, are never
+   dropped. Stated limit: what is dropped is gone from the summary (the events keep it), and the
+   binding words are an English and Chinese list, not an understanding of the text.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pgctx.canonical import canonical_json
+from pgctx.facts import result_fields, subject_pairs
+from pgctx.messages import item_line, summary_message, task_message
 from pgctx.summary import SCHEMA_VERSION
+from pgctx.tokens import Budget
 
 APPROVAL = "await approval "
+UNRESOLVED = ("planned", "running", "unknown")
+CAPS = {"decisions": 8, "open_questions": 8, "constraints": 12, "user_requests": 12}
+GOAL_CHARS = 300
+STATEMENT_CHARS = 400
+_ACK = re.compile(r"^\W*(ok(ay)?|thanks?( you)?|thx|great|cool|nice|yes|no|sure|got it|perfect|fine|good)\W*$",
+                  re.IGNORECASE)
+_BINDING = re.compile(r"\b(never|always|only|must|make sure|be sure|call me|text me|email me|prefer|instead of|"
+                      r"avoid|no later than|unless|except|authori[sz]e|allowed|without (asking|checking|telling|"
+                      r"confirming)|do not|don't (?!know|remember|think|see|understand|care|mind|have|need))\b"
+                      r"|请勿|不要|只|必须|务必|记得", re.IGNORECASE)
+# a number, an email, a path or file name, a code with separators: something a next call can use
+_VALUE = re.compile(r"\d|\S@\S|\w[/_]\w|\w\.[a-z]{2,4}\b")
 
 
 @dataclass(frozen=True)
@@ -42,6 +92,7 @@ class FoldRequest:
     must_keep: dict[str, Any]
     schema: dict[str, Any]
     base_version: int = 0  # the committed version the request continues (what the fold's CAS expects)
+    budget: Budget | None = None  # the caller's budget (summary_limit: what the summary should stay within)
 
 
 class Summarizer(Protocol):
@@ -50,116 +101,245 @@ class Summarizer(Protocol):
     def summarize(self, request: FoldRequest) -> Any: ...
 
 
-def _text(payload: dict[str, Any], limit: int = 200) -> str:
-    value = payload.get("text") or payload.get("goal") or ""
-    return str(value)[:limit]
+def binding(text: str) -> bool:
+    """Whether a user statement has a word that binds the agent (rule 7's drop order)."""
+    return bool(_BINDING.search(text))
+
+
+def holds_value(value: Any) -> bool:
+    """Whether a statement or fact value holds something a next call can use (rule 7)."""
+    return not isinstance(value, str) or bool(_VALUE.search(value)) or len(value.split()) <= 3
 
 
 class BuiltinSummarizer:
-    id = "pgctx-builtin/1"
+    id = "pgctx-builtin/2"
 
     def summarize(self, request: FoldRequest) -> dict[str, Any]:
-        s = copy.deepcopy(request.previous_summary) if request.previous_summary else self._empty()
+        s = _upgrade(request.previous_summary) if request.previous_summary else _empty()
+        keep = request.must_keep
+        calls = {**keep.get("collapsed", {}), **keep["tool_calls"]}  # tool and subject of every call touched
         for event in request.events:
-            self._fold_event(s, event)
-        self._keep_tool_state(s, request.must_keep)
-        self._keep_identifiers(s, request)
-        self._pending(s, request)
-        s["omitted_event_range"] = dict(request.must_keep["omitted_event_range"])
+            self._fold_event(s, event, calls)
+        _tool_state(s, keep)
+        _pending(s, keep)
+        for name, cap in CAPS.items():
+            del s[name][cap:]
+        s["omitted_event_range"] = dict(keep["omitted_event_range"])
         s["last_event_id"] = request.to_seq
+        _bound(s, request.budget or Budget(), request.to_seq)
         return s
 
-    @staticmethod
-    def _empty() -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "task": {"goal": "", "status": "running"},
-            "facts": [], "decisions": [], "tool_state": {}, "completed_actions": [], "pending": [],
-            "constraints": [], "open_questions": [],
-            "omitted_event_range": {"from": 1, "to": 0}, "last_event_id": 0,
-        }
-
-    def _fold_event(self, s: dict[str, Any], event: Event) -> None:
-        p = event.payload
-        if event.kind == "user" and not s["task"]["goal"]:
-            s["task"]["goal"] = _text(p)
+    def _fold_event(self, s: dict[str, Any], event: Event, calls: dict[str, Any]) -> None:
+        p, seq = event.payload, event.seq
+        if event.kind == "user" and isinstance(p.get("text"), str):
+            if not s["task"]["goal"]:
+                s["task"].update(goal=p["text"][:GOAL_CHARS], source_event_ids=[seq])
+            _statement(s, p["text"], seq)
+        elif event.kind in ("tool_result", "status_query") and p.get("outcome") == "succeeded":
+            call = calls.get(p.get("call_id"), {})
+            authority = str(p.get("authority") or call.get("tool") or "tool")
+            restated = subject_pairs(call.get("subject"))
+            for key, value in result_fields(p):
+                if restated.get(key) != str(value):
+                    _set_fact(s, key, value, call.get("subject"), authority, "confirmed", seq,
+                              changed=call.get("effect", "read") != "read")
         elif event.kind in ("fact", "correction") and "key" in p and "value" in p:
-            self._set_fact(s, event, p)
-        elif event.kind == "approval" and p.get("status") == "granted":
+            _set_fact(s, str(p["key"]), p["value"], p.get("subject"), str(p.get("authority", "user")),
+                      str(p.get("confidence", "confirmed")), seq)
+        elif event.kind == "approval" and p.get("status") in ("granted", "denied"):
             scope = canonical_json(p.get("scope"))
-            s["constraints"].append(f"authorized by {p.get('granted_by', 'user')} (event {event.seq}): {scope}")
-        elif event.kind == "subtask_end" and p.get("task_done"):
-            s["task"]["status"] = "succeeded"
+            verb = "authorized" if p["status"] == "granted" else "denied"
+            text = f"{verb} by {p.get('granted_by', 'user')} (approval {p.get('approval_id')}): {scope}"
+            sources = [seq] + ([p["scopes_event"]] if isinstance(p.get("scopes_event"), int)
+                               and 1 <= p["scopes_event"] < seq else [])
+            s["constraints"].insert(0, {"text": text + (f" - {p['text']}" if p.get("text") else ""),
+                                        "source_event_ids": sources})
+        elif event.kind == "permission":
+            s["constraints"].insert(0, {"text": f"permission: {p.get('text', canonical_json(p))}",
+                                        "source_event_ids": [seq]})
+        elif event.kind == "subtask_end":
+            _decide(s, f"subtask ended: {p.get('text', '')}", seq)
+            if p.get("task_done"):
+                s["task"]["status"] = "succeeded"
+        elif event.kind == "topic_switch":
+            if s["task"]["goal"]:
+                _decide(s, f"earlier goal: {s['task']['goal']}", *(s["task"]["source_event_ids"] or [seq]),
+                        status="superseded")
+            topic = p.get("topic") or p.get("text") or "a new topic"
+            s["task"].update(goal=f"topic: {topic}"[:GOAL_CHARS], status="running", source_event_ids=[seq])
+        elif event.kind == "phase_change":
+            _decide(s, f"phase changed: {p.get('from', '?')} -> {p.get('to', '?')}", seq)
+        elif event.kind == "branch_merge":
+            _decide(s, f"mainline confirmed: {p.get('mainline')}", seq)
+        elif event.kind == "verification" and p.get("ok") is False:
+            _question(s, f"verification failed: {p.get('what', '?')} (#{seq})")
 
-    @staticmethod
-    def _set_fact(s: dict[str, Any], event: Event, p: dict[str, Any]) -> None:
-        previous = None
-        for fact in s["facts"]:
-            if fact["key"] == p["key"] and fact["status"] == "active":
-                fact["status"] = "expired"
-                previous = fact["value"]
-        fact = {
-            "key": str(p["key"]),
-            "value": p["value"],
-            "confidence": p.get("confidence", "confirmed"),
-            "authority": str(p.get("authority", "user")),
-            "source_event_ids": [event.seq],
-            "status": "active",
-        }
-        if previous is not None:
-            fact["previous_value"] = previous
-        s["facts"].append(fact)
 
-    @staticmethod
-    def _keep_tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
-        # resolved reads age out of the summary (their results are in the folded events); writes
-        # keep their request ids and unresolved calls stay until answered
-        s["tool_state"] = {
-            call_id: state for call_id, state in s["tool_state"].items()
-            if state["status"] in ("running", "unknown") or (state["effect"] != "read" and "request_id" in state)
-        }
-        for call_id, call in keep["tool_calls"].items():
-            sources = [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])
-            state = {"tool": call["tool"], "effect": call["effect"], "status": call["status"],
-                     "source_event_ids": sources}
-            for field in ("request_id", "idempotency_key", "error"):
-                if field in call:
-                    state[field] = call[field]
-            s["tool_state"][call_id] = state
-            done = call["status"] == "succeeded" and call.get("effect") != "read"
-            if done and not any(a["source_event_ids"] == sources for a in s["completed_actions"]):
-                s["completed_actions"].append({"action": f"{call['tool']} ({call_id})", "status": "succeeded",
-                                               "source_event_ids": sources})
+def _empty() -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "task": {"goal": "", "status": "running", "source_event_ids": []},
+        "facts": [], "decisions": [], "tool_state": {}, "completed_actions": [], "pending": [],
+        "constraints": [], "user_requests": [], "open_questions": [],
+        "omitted_event_range": {"from": 1, "to": 0}, "last_event_id": 0,
+    }
 
-    @staticmethod
-    def _keep_identifiers(s: dict[str, Any], request: FoldRequest) -> None:
-        known = {str(f["value"]) for f in s["facts"]}
-        for event in request.events:
-            arguments = event.payload.get("arguments") if event.kind == "tool_call" else None
-            if not isinstance(arguments, dict):
-                continue
-            for ident in request.must_keep["identifiers"]:
-                for key, value in arguments.items():
-                    if str(value) == str(ident) and str(ident) not in known:
-                        known.add(str(ident))
-                        # one fact per identifier value: several orders are several facts
-                        s["facts"].append({"key": f"{key}={value}", "value": value, "confidence": "confirmed",
-                                           "authority": str(event.payload.get("tool", "tool")),
-                                           "source_event_ids": [event.seq], "status": "active"})
 
-    @staticmethod
-    def _pending(s: dict[str, Any], request: FoldRequest) -> None:
-        """Pending actions are re-derived each fold: unresolved calls and unanswered approvals."""
-        calls = [
-            {"action": f"resolve {state['status']} call {call_id} ({state['tool']}) by a status query",
-             "blocking": True, "source_event_ids": state["source_event_ids"][:1]}
-            for call_id, state in s["tool_state"].items() if state["status"] in ("running", "unknown")
-        ]
-        # the database lists every approval still unanswered, whenever it was requested
-        approvals = [{"action": f"{APPROVAL}{a['approval_id']}", "blocking": True, "source_event_ids": [a["seq"]]}
-                     for a in request.must_keep["open_approvals"]]
-        s["pending"] = calls + approvals
-        if approvals:
-            s["task"]["status"] = "waiting_for_approval"
-        elif s["task"]["status"] == "waiting_for_approval":
-            s["task"]["status"] = "running"
+def _upgrade(previous: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the previous summary in this version's shape (a version 1 summary's constraints
+    were plain strings, with no sources)."""
+    s = copy.deepcopy(previous)
+    if s.get("schema_version") == 1:
+        s["schema_version"] = SCHEMA_VERSION
+        s["task"].setdefault("source_event_ids", [])
+        s["constraints"] = [{"text": c, "source_event_ids": []} for c in s["constraints"]]
+        s["user_requests"] = []
+    return s
+
+
+def _decide(s: dict[str, Any], text: str, *seqs: int, status: str = "active") -> None:
+    s["decisions"].insert(0, {"decision": text, "status": status, "source_event_ids": list(seqs)})
+
+
+def _question(s: dict[str, Any], text: str) -> None:
+    if text not in s["open_questions"]:
+        s["open_questions"].insert(0, text)
+
+
+def _statement(s: dict[str, Any], text: str, seq: int) -> None:
+    """Rule 4: the user's words, verbatim, newest first, each statement once."""
+    if not text.strip() or _ACK.match(text):
+        return
+    text = text[:STATEMENT_CHARS]
+    sources = [seq]
+    for old in [r for r in s["user_requests"] if r["text"].casefold() == text.casefold()]:
+        s["user_requests"].remove(old)
+        sources += old["source_event_ids"][:2]
+    s["user_requests"].insert(0, {"text": text, "source_event_ids": sources})
+
+
+def _same_subject(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a == b
+
+
+def _set_fact(s: dict[str, Any], key: str, value: Any, subject: str | None, authority: str, confidence: str,
+              seq: int, changed: bool = False) -> None:
+    """Rule 3: which value is current. ``changed``: the reading is the result of this agent's write."""
+    same = [f for f in s["facts"] if f["key"] == key and f["status"] == "active"
+            and _same_subject(f.get("subject"), subject)]
+    fact = {"key": key, "value": value, "confidence": confidence, "authority": authority,
+            "source_event_ids": [seq], "status": "active"}
+    if subject is not None:
+        fact["subject"] = subject
+    where = f"{key}{f' [{subject}]' if subject else ''}"
+    if authority == "model" or confidence != "confirmed":
+        confirmed = [f for f in same if f["authority"] != "model" and f["confidence"] == "confirmed"]
+        for f in confirmed:
+            if f["value"] != value:
+                _question(s, f"{where}: the model inferred {value!r} (#{seq}), but {f['authority']} confirmed "
+                             f"{f['value']!r} (#{f['source_event_ids'][-1]}); the confirmed value stands")
+        if confirmed:
+            return
+        replaced = same
+    else:
+        def tool(f: dict[str, Any]) -> bool:
+            return f["authority"] not in ("user", "model")
+        rivals = [f for f in same if authority != "user" and not changed and tool(f) and f["authority"] != authority
+                  and f.get("subject") == subject and subject is not None and f["value"] != value]
+        for f in rivals:
+            _question(s, f"contradiction about {where}: {f['authority']} says {f['value']!r} "
+                         f"(#{f['source_event_ids'][-1]}), {authority} says {value!r} (#{seq})")
+        replaced = [f for f in same if f not in rivals
+                    and (authority == "user" or changed or not tool(f) or f["authority"] == authority)]
+    previous = None
+    for f in replaced:
+        s["facts"].remove(f)
+        previous = f["value"] if f["value"] != value else f.get("previous_value", previous)
+    if previous is not None:
+        fact["previous_value"] = previous
+    s["facts"].append(fact)
+
+
+def _tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
+    """Rule 1: tool state as derived; writes beyond the horizon collapsed per tool and status."""
+    s["tool_state"] = {}
+    for call_id, call in keep["tool_calls"].items():
+        state = {"tool": call["tool"], "effect": call["effect"], "status": call["status"],
+                 "source_event_ids": [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])}
+        for name in ("subject", "request_id", "idempotency_key", "error"):
+            if name in call:
+                state[name] = call[name]
+        s["tool_state"][call_id] = state
+    per_tool = {(a["tool"], a["status"]): a for a in s["completed_actions"] if a.get("tool")}
+    for call in sorted(keep.get("collapsed", {}).values(), key=lambda c: c["call_seq"]):
+        if call["effect"] == "read":
+            continue
+        entry = per_tool.setdefault((call["tool"], call["status"]), {"count": 0, "tool": call["tool"],
+                                                                     "status": call["status"]})
+        entry["count"] += 1
+        entry["source_event_ids"] = [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])
+        entry["action"] = (f"{call['tool']}: {entry['count']} earlier call(s) {call['status']} "
+                           "(request ids in pgctx.side_effects)")
+    done = [{"action": f"{st['tool']} ({call_id}{', ' + st['subject'] if st.get('subject') else ''})",
+             "status": "succeeded", "source_event_ids": st["source_event_ids"]}
+            for call_id, st in s["tool_state"].items() if st["status"] == "succeeded" and st["effect"] != "read"]
+    s["completed_actions"] = list(per_tool.values()) + done
+
+
+def _pending(s: dict[str, Any], keep: dict[str, Any]) -> None:
+    """Pending actions are re-derived each fold: unresolved calls and unanswered approvals."""
+    calls = [{"action": f"resolve {state['status']} call {call_id} ({state['tool']}) by a status query",
+              "blocking": True, "source_event_ids": state["source_event_ids"][:1]}
+             for call_id, state in s["tool_state"].items() if state["status"] in UNRESOLVED]
+    # the database lists every approval still unanswered, whenever it was requested
+    approvals = [{"action": f"{APPROVAL}{a['approval_id']}", "blocking": True, "source_event_ids": [a["seq"]]}
+                 for a in keep["open_approvals"]]
+    s["pending"] = calls + approvals
+    if approvals:
+        s["task"]["status"] = "waiting_for_approval"
+    elif s["task"]["status"] == "waiting_for_approval":
+        s["task"]["status"] = "running"
+
+
+def _tokens(s: dict[str, Any], budget: Budget, cursor: int) -> int:
+    counter = budget.counter()
+    return counter.message_tokens(task_message(s)) + counter.message_tokens(summary_message(s, 1, cursor))
+
+
+def _tier(name: str, item: Any) -> int:
+    """Rule 7: the order entries are dropped in (lowest first)."""
+    if name in ("decisions", "open_questions"):
+        return 0
+    if name == "user_requests":
+        return 5 if binding(item["text"]) else (3 if holds_value(item["text"]) else 1)
+    if name == "facts":
+        if item["authority"] in ("user", "model"):
+            return 6
+        return 4 if holds_value(item["value"]) else 2
+    return 7  # constraints
+
+
+def _bound(s: dict[str, Any], budget: Budget, cursor: int) -> None:
+    """Rule 7: drop the least useful entries, oldest first, until the summary fits its share.
+
+    Each entry's tokens are estimated from its own line; the total is recounted exactly whenever
+    the estimate says it fits."""
+    limit = budget.summary_limit
+    total = _tokens(s, budget, cursor)
+    if total <= limit:
+        return
+    counter = budget.counter()
+
+    def newest(item: Any) -> int:
+        return max(item.get("source_event_ids") or [0]) if isinstance(item, dict) else 0
+
+    entries = [(_tier(name, item), newest(item), -i, name, item)
+               for name in ("decisions", "open_questions", "user_requests", "facts", "constraints")
+               for i, item in enumerate(s[name])]  # (-i: a list kept newest first drops its last entry first)
+    for _, _, _, name, item in sorted(entries, key=lambda e: e[:3]):
+        s[name].remove(item)
+        total -= counter.count(item_line(name, item)) + 1
+        if total <= limit:
+            total = _tokens(s, budget, cursor)
+            if total <= limit:
+                return

@@ -1,9 +1,21 @@
-"""The structured summary a fold commits (article section 六), as a pydantic model.
+"""The structured summary a fold commits (article section 六), as a pydantic model: schema_version 2.
 
-Its JSON Schema is registered in the database per ``schema_version`` (sql/071_summary_v1.sql),
-and pgctx.prepare_fold validates every candidate against the registered schema in SQL, so a
-candidate from psql and one from Python are held to the same rules. A test proves the registered
-schema equals :func:`json_schema`.
+Its JSON Schema is registered in the database per ``schema_version`` (sql/072_summary_v2.sql;
+version 1, :mod:`pgctx.summary_v1`, stays registered and valid), and pgctx.prepare_fold validates
+every candidate against the registered schema in SQL, so a candidate from psql and one from
+Python are held to the same rules. A test proves the registered schema equals :func:`json_schema`.
+
+What version 2 adds to version 1, so that a summary keeps what the next decision needs and stays
+bounded (docs/guarantees.md, "Summaries"):
+
+- ``facts`` may hold a short list of scalars, and name their ``subject`` (the identifiers they are
+  about, e.g. ``order_id=10086``), so two orders' delivery dates are two facts;
+- ``user_requests``: what the user said that still binds the agent, verbatim, with sources;
+- ``constraints`` cite their sources (an authorization's approval and the goal it scopes);
+- ``task`` cites the event that set the goal;
+- ``tool_state`` entries name their ``subject``; resolved calls beyond the horizon leave it and
+  are collapsed into per-tool ``completed_actions`` (``tool``, ``count``); their request ids stay
+  in the events and ``pgctx.side_effects``.
 
 Status fields are finite sets that include ``unknown``: a timeout is ``unknown``, never
 ``failed``.
@@ -13,43 +25,36 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-SCHEMA_VERSION = 1
+from pgctx import summary_v1
+from pgctx.summary_v1 import ActionStatus, Decision, EventRange, Pending, Scalar, TaskStatus, _Strict
 
-ActionStatus = Literal["planned", "running", "succeeded", "failed", "cancelled", "unknown"]
-TaskStatus = Literal[
-    "planned", "running", "waiting_for_user_confirmation", "waiting_for_approval", "blocked",
-    "succeeded", "failed", "cancelled", "unknown",
-]
-Scalar = Union[str, int, float, bool, None]
+SCHEMA_VERSION = 2
 
+Value = Union[Scalar, list[Scalar]]
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+__all__ = ["SCHEMA_VERSION", "ActionStatus", "Action", "Decision", "EventRange", "Fact", "Pending", "Statement",
+           "Summary", "Task", "TaskStatus", "ToolCallState", "Value", "dump", "json_schema"]
 
 
 class Task(_Strict):
     goal: str
     status: TaskStatus
+    source_event_ids: list[int] = Field(default_factory=list, description="the event that set the goal")
 
 
 class Fact(_Strict):
     key: str
-    value: Scalar
+    value: Value
     confidence: Literal["confirmed", "inferred", "unknown"]
     authority: str = Field(description="who established it: 'user', 'model', or the tool/service name")
     source_event_ids: list[int]
     status: Literal["active", "expired"]
+    subject: Optional[str] = Field(default=None, description="what it is about, e.g. 'order_id=10086'")
     observed_at: Optional[str] = None
     valid_until: Optional[str] = None
-    previous_value: Scalar = None
-
-
-class Decision(_Strict):
-    decision: str
-    status: Literal["active", "superseded", "rejected"]
-    source_event_ids: list[int]
+    previous_value: Value = None
 
 
 class ToolCallState(_Strict):
@@ -57,6 +62,7 @@ class ToolCallState(_Strict):
     effect: Literal["read", "write", "irreversible"]
     status: ActionStatus
     source_event_ids: list[int]
+    subject: Optional[str] = Field(default=None, description="the call's identifier arguments, e.g. 'order_id=10086'")
     request_id: Optional[str] = None
     idempotency_key: Optional[str] = None
     error: Optional[str] = None
@@ -66,41 +72,41 @@ class Action(_Strict):
     action: str
     status: ActionStatus
     source_event_ids: list[int]
+    tool: Optional[str] = Field(default=None, description="set on the per-tool entry that collapses older calls")
+    count: Optional[int] = Field(default=None, description="how many calls a per-tool entry collapses")
 
 
-class Pending(_Strict):
-    action: str
-    blocking: bool
+class Statement(_Strict):
+    text: str
     source_event_ids: list[int]
 
 
-class EventRange(_Strict):
-    from_: int = Field(alias="from")
-    to: int
-
-
 class Summary(_Strict):
-    schema_version: Literal[1]
+    schema_version: Literal[2]
     task: Task
     facts: list[Fact]
     decisions: list[Decision]
     tool_state: dict[str, ToolCallState] = Field(description="keyed by tool call id")
     completed_actions: list[Action]
     pending: list[Pending]
-    constraints: list[str]
+    constraints: list[Statement]
+    user_requests: list[Statement] = Field(description="the user's own words that still bind the agent, newest first")
     open_questions: list[str]
     omitted_event_range: EventRange
     last_event_id: int
 
 
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema registered for schema_version 1."""
-    return Summary.model_json_schema(by_alias=True)
+MODELS: dict[int, type[BaseModel]] = {1: summary_v1.Summary, 2: Summary}
 
 
-def dump(summary: Summary | dict[str, Any]) -> dict[str, Any]:
+def json_schema(version: int = SCHEMA_VERSION) -> dict[str, Any]:
+    """The JSON Schema registered for a schema_version."""
+    return MODELS[version].model_json_schema(by_alias=True)
+
+
+def dump(summary: BaseModel | dict[str, Any]) -> dict[str, Any]:
     """A summary as the JSON object pgctx stores (aliases; optional fields only when set)."""
-    if isinstance(summary, Summary):
+    if isinstance(summary, BaseModel):
         # exclude_unset, not exclude_none: a required field may hold null (a fact's value)
         return summary.model_dump(by_alias=True, mode="json", exclude_unset=True)
     return summary

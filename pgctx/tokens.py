@@ -108,12 +108,21 @@ def default_counter() -> TokenCounter:
 
 @dataclass(frozen=True)
 class Budget:
-    """A model's context window split as in article 三.
+    """A model's context window split as in article 三, and the fold policy's knobs.
 
     B = window − fixed_input − output − reasoning − margin is what the summary and the raw
-    history may use; a capacity trigger fires when the unfolded history H > alpha·B. A working
-    context (system rules and current message included) must fit in window − output −
-    reasoning − margin.
+    history may use. A working context (system rules and current message included) must fit in
+    window − output − reasoning − margin. The fold policy (sql/160_fold_triggers.sql,
+    ``pgctx.fold_status``), with S the committed summary's tokens and H the unfolded history's:
+
+    - capacity: a fold is due when S + H > ``alpha``·B;
+    - ``structural_floor``: structural and risk triggers make a fold due only once S + H is over
+      this share of B (under it, a conversation that fits is never folded, unless forced);
+    - ``raw_tail``: a fold leaves the newest events raw, up to this share of B (at least the
+      newest event; atomic units stay whole); 0 leaves no tail;
+    - ``summary_share``: the share of B a summary should stay within (summarizers may use it; the
+      built-in one does). Keep raw_tail + summary_share well under structural_floor, or a fold
+      leaves the context at the floor and the next turn folds again.
     """
 
     window: int = 128_000
@@ -123,10 +132,19 @@ class Budget:
     margin: int = 2_000
     alpha: float = 0.8
     model: str = DEFAULT_MODEL
+    structural_floor: float = 0.6
+    raw_tail: float = 0.2
+    summary_share: float = 0.2
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
             raise ValueError(f"alpha must be in (0, 1], got {self.alpha}")
+        for name in ("structural_floor", "raw_tail", "summary_share"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        if self.raw_tail >= self.alpha:
+            raise ValueError(f"raw_tail ({self.raw_tail}) must be under alpha ({self.alpha}): "
+                             "a capacity fold would have nothing to fold")
         if self.history_budget <= 0:
             raise ValueError(f"budget leaves no room for history: B = {self.history_budget}")
 
@@ -137,8 +155,24 @@ class Budget:
 
     @property
     def threshold(self) -> int:
-        """αB: a fold is due when the unfolded history exceeds it."""
+        """αB: a fold is due when the summary and the unfolded history exceed it."""
         return int(self.alpha * self.history_budget)
+
+    @property
+    def floor(self) -> int:
+        """The tokens structural and risk triggers wait for."""
+        return int(self.structural_floor * self.history_budget)
+
+    @property
+    def tail(self) -> int | None:
+        """The tokens of newest events a fold leaves raw; None (raw_tail 0): no tail, a fold goes to
+        the newest boundary."""
+        return int(self.raw_tail * self.history_budget) if self.raw_tail else None
+
+    @property
+    def summary_limit(self) -> int:
+        """The tokens a summary should stay within."""
+        return int(self.summary_share * self.history_budget)
 
     @property
     def input_limit(self) -> int:

@@ -16,10 +16,21 @@
 --     state in which a retry is safe.
 --   * A call's effect comes from its payload, else the tool registry, else `write` (an
 --     undeclared tool is assumed to change something).
+--   * A call's subject is its identifier arguments as 'name=value' pairs (sorted by name): the
+--     registry's identifier_args, else the arguments named id or *_id.
 --   * What a summary covering events from_seq+1..to_seq must keep (article 七.2) is derived
 --     here from those events: identifiers the tools used, the status (and request id, failure
 --     reason) of every call touched by the range, approvals still unanswered, and the omitted
 --     range. Cost grows with the range, not with the history (indexes below).
+--   * Bounded tool state (schema_version 2 and later): a summary grows with the live state, not
+--     with the history. Every unresolved call (planned, running, unknown) is always kept; of the
+--     resolved calls the range touched or the previous summary tracked, the newest by call seq
+--     are kept with their exact status, request id and failure reason (the horizon: 12 writes and
+--     irreversible calls, 3 reads, whose results live on as facts), and the others are listed as
+--     "collapsed": a summary may drop them from tool_state, and collapses the writes among them
+--     into one completed action per tool and status (their request ids stay in the events and
+--     pgctx.side_effects). Version 1 keeps every call of the range and every write with a request
+--     id, forever, as it always did.
 
 CREATE TABLE IF NOT EXISTS pgctx.tools (
     tool             text PRIMARY KEY,
@@ -92,13 +103,28 @@ $$;
 COMMENT ON FUNCTION pgctx.lineage(text) IS
     'Where a conversation''s history is stored: (conversation_id, after_seq, upto_seq) for itself and, for a branch, each source up to its fork point.';
 
+-- Before 0006 tool_calls returned no subject. Its row type changes, so the old function goes,
+-- and with it the two views built on it (side_effects, conversation_status: 140 recreates them,
+-- 150 grants them again; migration 0006 runs both after this file). Only that old shape is
+-- dropped, so running this file again changes nothing.
+DO $$
+BEGIN
+    IF to_regprocedure('pgctx.tool_calls(text, bigint, bigint, text[])') IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM pg_proc p
+                        WHERE p.oid = to_regprocedure('pgctx.tool_calls(text, bigint, bigint, text[])')
+                          AND 'subject' = ANY (p.proargnames)) THEN
+        DROP FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) CASCADE;
+    END IF;
+END
+$$;
+
 -- Every call made in from_seq+1..upto, or answered there, and the calls named in also_calls, with
 -- their status as of upto. Calls and answers are looked up across the conversation's lineage.
 CREATE OR REPLACE FUNCTION pgctx.tool_calls(conversation_id text, from_seq bigint DEFAULT 0, upto bigint DEFAULT NULL,
                                             also_calls text[] DEFAULT '{}')
 RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_seq bigint,
                result_seq bigint, answer_seq bigint, outcome text, request_id text, error text,
-               status text, identifiers text[])
+               status text, identifiers text[], subject text)
 -- plpgsql with a generic plan kept for the session: a fold calls this several times and
 -- planning (~0.5 ms) cost more than running it; the plan is index lookups whatever the range.
 LANGUAGE plpgsql STABLE
@@ -166,15 +192,17 @@ BEGIN
                                                   LIMIT 1) x) THEN 'unknown'
                ELSE 'running'
            END,
-           ARRAY(SELECT a.value #>> '{}'
-                   FROM jsonb_each(CASE jsonb_typeof(c.payload->'arguments') WHEN 'object'
-                                        THEN c.payload->'arguments' ELSE '{}' END) AS a(key, value)
-                  WHERE jsonb_typeof(a.value) IN ('string', 'number')
-                    AND CASE WHEN cardinality(reg.identifier_args) > 0 THEN a.key = ANY (reg.identifier_args)
-                             ELSE a.key = 'id' OR a.key LIKE '%\_id' END
-                  ORDER BY a.key)
+           ident.vals,
+           ident.subject
       FROM calls c
       LEFT JOIN pgctx.tools reg ON reg.tool = c.payload->>'tool'
+     CROSS JOIN LATERAL (SELECT coalesce(array_agg(a.value #>> '{}' ORDER BY a.key), '{}') AS vals,
+                                string_agg(a.key || '=' || (a.value #>> '{}'), ', ' ORDER BY a.key) AS subject
+                           FROM jsonb_each(CASE jsonb_typeof(c.payload->'arguments') WHEN 'object'
+                                                THEN c.payload->'arguments' ELSE '{}' END) AS a(key, value)
+                          WHERE jsonb_typeof(a.value) IN ('string', 'number')
+                            AND CASE WHEN cardinality(reg.identifier_args) > 0 THEN a.key = ANY (reg.identifier_args)
+                                     ELSE a.key = 'id' OR a.key LIKE '%\_id' END) ident
       LEFT JOIN LATERAL (SELECT x.seq, x.kind, x.payload
                            FROM parts p
                           CROSS JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM pgctx.events a
@@ -199,7 +227,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) IS
-    'Tool calls made or answered in from_seq+1..upto (plus also_calls) with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks).';
+    'Tool calls made or answered in from_seq+1..upto (plus also_calls) with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks); identifiers and subject: the identifier arguments.';
 
 -- Approvals requested by to_seq and not answered by then (events_approval: cost grows with the
 -- number of approvals, not with the history).
@@ -221,22 +249,36 @@ LANGUAGE sql STABLE AS $$
      ORDER BY r.seq
 $$;
 
--- What any summary covering from_seq+1..to_seq must keep, as one JSON document (also what the
--- Python layer hands the summarizer model). With the previous summary it also re-derives every
--- call that summary tracked as unresolved, or as a write with a request id: those stay tracked
--- (a running call the restart interrupted turns unknown here).
+-- Before 0006 must_keep took no schema_version (it derived version 1's items).
+DROP FUNCTION IF EXISTS pgctx.must_keep(text, bigint, bigint, jsonb);
+
+-- What any summary of schema_version covering from_seq+1..to_seq must keep, as one JSON document
+-- (also what the Python layer hands the summarizer model). With the previous summary it also
+-- re-derives the calls that summary tracked (a running call the restart interrupted turns
+-- unknown here): for version 1, those unresolved or writes with a request id, which stay
+-- tracked; for version 2, all of them, which stay tracked while unresolved or within the
+-- horizon (see the header). "collapsed" lists, for version 2, the resolved calls beyond it.
 CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint,
-                                           previous jsonb DEFAULT NULL) RETURNS jsonb
+                                           previous jsonb DEFAULT NULL, schema_version integer DEFAULT 2)
+RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
     WITH carried AS (
         SELECT coalesce(array_agg(t.k), '{}') AS ids
           FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
-         WHERE t.v->>'status' IN ('running', 'unknown')
+         WHERE schema_version >= 2
+            OR t.v->>'status' IN ('running', 'unknown')
             OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL)
+    ), derived AS MATERIALIZED (
+        SELECT t.*, t.status IN ('planned', 'running', 'unknown') AS unresolved
+          FROM carried, pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq, carried.ids) t
     ), calls AS MATERIALIZED (
-        SELECT t.* FROM carried, pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq, carried.ids) t
+        -- kept: unresolved, or within the horizon (version 2), or any (version 1)
+        SELECT d.*, (schema_version < 2 OR d.unresolved
+                     OR row_number() OVER (PARTITION BY d.unresolved, d.effect = 'read' ORDER BY d.call_seq DESC)
+                        <= CASE WHEN d.effect = 'read' THEN 3 ELSE 12 END) AS kept
+          FROM derived d
     )
     SELECT jsonb_build_object(
         'omitted_event_range', jsonb_build_object('from', 1, 'to', to_seq),
@@ -245,15 +287,22 @@ SET jit = off AS $$
             SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
                        'tool', t.tool, 'status', t.status, 'effect', t.effect,
                        'idempotency_key', t.idempotency_key, 'request_id', t.request_id, 'error', t.error,
-                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'result_seq', t.result_seq)))
-              FROM calls t), '{}'),
+                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'result_seq', t.result_seq,
+                       'subject', CASE WHEN schema_version >= 2 THEN t.subject END)))
+              FROM calls t WHERE t.kept), '{}'),
         'identifiers', coalesce((
-            SELECT jsonb_agg(DISTINCT i) FROM calls t, unnest(t.identifiers) i WHERE t.call_seq > from_seq), '[]'),
+            SELECT jsonb_agg(DISTINCT i) FROM calls t, unnest(t.identifiers) i
+             WHERE t.kept AND t.call_seq > from_seq), '[]'),
         'open_approvals', coalesce((
             SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
               FROM pgctx.open_approvals(must_keep.conversation_id, to_seq) a), '[]')
-    )
+    ) || CASE WHEN schema_version >= 2 THEN jsonb_build_object('collapsed', coalesce((
+            SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
+                       'tool', t.tool, 'status', t.status, 'effect', t.effect, 'request_id', t.request_id,
+                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'subject', t.subject)))
+              FROM calls t WHERE NOT t.kept), '{}'))
+         ELSE '{}'::jsonb END
 $$;
 
-COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint, jsonb) IS
-    'What a summary covering from_seq+1..to_seq, continuing from previous, must keep (article 七.2): tool call states, identifiers, open approvals, omitted range.';
+COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint, jsonb, integer) IS
+    'What a summary of schema_version covering from_seq+1..to_seq, continuing from previous, must keep (article 七.2): tool call states, identifiers, open approvals, omitted range; for version 2 also the calls collapsed beyond the horizon.';

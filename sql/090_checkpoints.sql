@@ -48,6 +48,11 @@ COMMENT ON TABLE pgctx.checkpoints IS
 
 CREATE INDEX IF NOT EXISTS checkpoints_prepared ON pgctx.checkpoints (conversation_id) WHERE phase = 'PREPARED';
 
+-- The client's token count of the summary as the working context shows it (pgctx.tokens), like
+-- events.tokens: fold_status weighs the committed summary against the history with it. Not part
+-- of the checksum; NULL when the preparer gave none (counted as 0).
+ALTER TABLE pgctx.checkpoints ADD COLUMN IF NOT EXISTS tokens integer CHECK (tokens >= 0);
+
 CREATE TABLE IF NOT EXISTS pgctx.fold_heads (
     conversation_id  text PRIMARY KEY,
     version          integer NOT NULL DEFAULT 0,
@@ -121,10 +126,12 @@ BEGIN
     -- UPDATE: only PREPARED -> COMMITTED | DISCARDED, and only the decision columns.
     IF OLD.phase <> 'PREPARED' OR NEW.phase NOT IN ('COMMITTED', 'DISCARDED')
        OR (NEW.conversation_id, NEW.version, NEW.base_version, NEW.base_cursor, NEW.cursor, NEW.chain_hash,
-           NEW.schema_version, NEW.summary, NEW.checksum, NEW.summarizer, NEW.tenant, NEW.prepared_at, NEW.prepared_by)
+           NEW.schema_version, NEW.summary, NEW.checksum, NEW.summarizer, NEW.tenant, NEW.prepared_at, NEW.prepared_by,
+           NEW.tokens)
           IS DISTINCT FROM
           (OLD.conversation_id, OLD.version, OLD.base_version, OLD.base_cursor, OLD.cursor, OLD.chain_hash,
-           OLD.schema_version, OLD.summary, OLD.checksum, OLD.summarizer, OLD.tenant, OLD.prepared_at, OLD.prepared_by) THEN
+           OLD.schema_version, OLD.summary, OLD.checksum, OLD.summarizer, OLD.tenant, OLD.prepared_at, OLD.prepared_by,
+           OLD.tokens) THEN
         RAISE EXCEPTION USING ERRCODE = 'PC112',
             MESSAGE = format('checkpoint %s of %s: %s -> %s is not a legal change (only PREPARED -> COMMITTED | DISCARDED)',
                              OLD.version, OLD.conversation_id, OLD.phase, NEW.phase);

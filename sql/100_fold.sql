@@ -9,7 +9,8 @@
 --       PC110 the chain verifies from the committed cursor (its hash unchanged) to the head
 --             wherever that covers the new range (a fold never covers a broken chain);
 --       PC103 the boundary splits no atomic unit: a tool call and its results, an approval and
---             the goal event it scopes (payload.scopes_event);
+--             the goal event it scopes (payload.scopes_event; a goal an earlier fold covered no
+--             longer binds a later approval to it);
 --       PC104/PC105 the summary is valid against its registered schema_version;
 --       PC106 every fact and completed action cites source_event_ids, and every cited id is a
 --             folded event (1 .. new cursor);
@@ -23,7 +24,17 @@
 --             call the previous summary tracked as unresolved, or as a write with a request id,
 --             is still tracked with its status as derived now;
 --       PC109 a fact confirmed by a user or a tool is not overridden by a new value unless the
---             new value cites a user or tool event of this range (article 七.4).
+--             new value cites a user or tool event of this range (article 七.4); a fact whose
+--             value another active fact of its key and subject keeps is not overridden.
+--     Every rule applies to every registered schema_version; where version 2 differs it is said
+--     (080: bounded tool state). For version 2 also: user_requests cite user events (PC106), a
+--     tool_state entry's subject is the call's (PC107), the writes collapsed beyond the horizon are
+--     summarized as one completed action per tool and status, and a per-tool completed action of
+--     the previous summary stays (PC108).
+--   * Folds of one conversation can be serialized: prepare_fold, commit_fold and recover take the
+--     conversation's fold lock (a transaction-scoped advisory lock, pgctx.fold_lock_key) shared,
+--     and pgctx.serialize_folds (160) takes it exclusive for a whole read-summarize-prepare-commit
+--     round, so a serialized round cannot be overtaken by any other prepare or commit.
 --   * A PREPARED candidate is always based on the committed fold: prepare and commit serialize
 --     on the conversation's fold_heads row, and a commit discards every other candidate.
 --   * commit_fold is the compare-and-swap of 090; losing a race is PC100, never an overwrite,
@@ -69,6 +80,12 @@ BEGIN
 END
 $$;
 
+-- The advisory lock key of a conversation's folds.
+CREATE OR REPLACE FUNCTION pgctx.fold_lock_key(conversation_id text) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT hashtextextended('pgctx:fold:' || conversation_id, 0)
+$$;
+
 CREATE OR REPLACE FUNCTION pgctx.fold_violations(
     conversation_id text,
     base_version integer,
@@ -100,7 +117,7 @@ BEGIN
     END IF;
 
     previous := pgctx.base_summary(conversation_id, base_version);
-    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor, previous);
+    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor, previous, schema_version);
 
     -- atomic units: a call folded without its existing result; an approval split from its goal
     RETURN QUERY
@@ -114,6 +131,8 @@ BEGIN
           FROM pgctx.events e
          WHERE e.conversation_id = fold_violations.conversation_id AND e.kind = 'approval'
            AND e.seq > base_cursor AND jsonb_typeof(e.payload->'scopes_event') = 'number'
+           -- a goal an earlier fold covered is not this fold's to keep with its approval (as fold_boundary)
+           AND (e.payload->>'scopes_event')::numeric > base_cursor
            AND ((e.seq <= new_cursor) <> ((e.payload->>'scopes_event')::numeric <= new_cursor));
     schema_err := pgctx.summary_schema_error(schema_version, summary);
     IF schema_err IS NOT NULL THEN
@@ -141,8 +160,26 @@ BEGIN
                 UNION ALL SELECT 'pending', jsonb_array_elements(f->'source_event_ids')
                   FROM jsonb_array_elements(summary->'pending') f
                 UNION ALL SELECT 'tool_state', jsonb_array_elements(f->'source_event_ids')
-                  FROM jsonb_each(summary->'tool_state') AS t(k, f)) s
+                  FROM jsonb_each(summary->'tool_state') AS t(k, f)
+                -- version 2's statements and task (version 1 constraints are strings: no ids)
+                UNION ALL SELECT 'constraints', jsonb_array_elements(f->'source_event_ids')
+                  FROM jsonb_array_elements(summary->'constraints') f WHERE jsonb_typeof(f) = 'object'
+                UNION ALL SELECT 'user_requests', jsonb_array_elements(f->'source_event_ids')
+                  FROM jsonb_array_elements(coalesce(summary->'user_requests', '[]')) f
+                UNION ALL SELECT 'task', jsonb_array_elements(coalesce(summary->'task'->'source_event_ids', '[]'))) s
          WHERE s.id::numeric < 1 OR s.id::numeric > new_cursor;
+    -- the user's words are cited from user messages
+    RETURN QUERY
+        SELECT 'PC106', format('user_requests[%s] has no source_event_ids', a.i - 1)
+          FROM jsonb_array_elements(coalesce(summary->'user_requests', '[]')) WITH ORDINALITY AS a(f, i)
+         WHERE jsonb_array_length(a.f->'source_event_ids') = 0;
+    RETURN QUERY
+        SELECT DISTINCT 'PC106', format('user_requests cites event %s, which is not a user message', e.seq)
+          FROM jsonb_array_elements(coalesce(summary->'user_requests', '[]')) AS a(f),
+               jsonb_array_elements(a.f->'source_event_ids') AS s(id)
+          JOIN pgctx.events e ON e.conversation_id = fold_violations.conversation_id
+                             AND e.seq = s.id::bigint AND s.id::numeric BETWEEN 1 AND new_cursor
+         WHERE e.kind <> 'user';
 
     -- tool state: every call touched by the range or carried from the previous summary, as derived
     FOR call IN SELECT key AS call_id, value AS derived FROM jsonb_each(keep->'tool_calls') LOOP
@@ -157,6 +194,10 @@ BEGIN
         IF claimed->>'effect' <> call.derived->>'effect' THEN
             RETURN QUERY SELECT 'PC107', format('tool_state[%s] says effect %s but the call is %s', call.call_id,
                                                 claimed->>'effect', call.derived->>'effect');
+        END IF;
+        IF claimed ? 'subject' AND claimed->>'subject' IS DISTINCT FROM call.derived->>'subject' THEN
+            RETURN QUERY SELECT 'PC107', format('tool_state[%s] says subject %s but the call is about %s', call.call_id,
+                                                claimed->>'subject', coalesce(call.derived->>'subject', 'nothing'));
         END IF;
         IF claimed->>'status' <> call.derived->>'status' THEN
             RETURN QUERY SELECT 'PC107', format('tool_state[%s] says %s but the events say %s%s', call.call_id,
@@ -181,38 +222,65 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- calls collapsed beyond the horizon (version 2) may stay in tool_state, with their status
+    RETURN QUERY
+        SELECT 'PC107', format('tool_state[%s] says %s but the events say %s', t.k, t.v->>'status', c.v->>'status')
+          FROM jsonb_each(summary->'tool_state') AS t(k, v)
+          JOIN jsonb_each(coalesce(keep->'collapsed', '{}')) AS c(k, v) ON c.k = t.k
+         WHERE t.v->>'status' IS DISTINCT FROM c.v->>'status';
+    -- the writes among them are summarized per tool and status, and per-tool actions stay
+    RETURN QUERY
+        SELECT 'PC108', format('completed_actions must collapse %s %s call(s) of %s (e.g. %s) into an action with tool %s and status %s',
+                               count(*), c.v->>'status', c.v->>'tool', min(c.k), c.v->>'tool', c.v->>'status')
+          FROM jsonb_each(coalesce(keep->'collapsed', '{}')) AS c(k, v)
+         WHERE c.v->>'effect' <> 'read' AND NOT (summary->'tool_state' ? c.k)
+           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(summary->'completed_actions') a
+                            WHERE a->>'tool' = c.v->>'tool' AND a->>'status' = c.v->>'status')
+         GROUP BY c.v->>'tool', c.v->>'status';
+    RETURN QUERY
+        SELECT 'PC108', format('completed_actions drops the per-tool action of %s (%s) the previous summary had',
+                               p->>'tool', p->>'status')
+          FROM jsonb_array_elements(coalesce(previous->'completed_actions', '[]')) p
+         WHERE p->>'tool' IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(summary->'completed_actions') a
+                            WHERE a->>'tool' = p->>'tool' AND a->>'status' = p->>'status');
+
     -- nothing claimed succeeded that the events do not show succeeded
     RETURN QUERY
         SELECT 'PC107', format('tool_state[%s] says succeeded but no such call is in the folded events', t.k)
           FROM jsonb_each(summary->'tool_state') AS t(k, v)
          WHERE t.v->>'status' = 'succeeded'
-           AND NOT (keep->'tool_calls' ? t.k)
+           AND NOT (keep->'tool_calls' ? t.k) AND NOT (coalesce(keep->'collapsed', '{}') ? t.k)
            AND NOT coalesce(previous->'tool_state'->t.k->>'status' = 'succeeded', false);
     RETURN QUERY
         SELECT DISTINCT 'PC107', format('completed_actions[%s] (%s) is succeeded but cites call %s, which is %s',
                                         a.i - 1, a.f->>'action', t.call_id, t.status)
           FROM jsonb_array_elements(summary->'completed_actions') WITH ORDINALITY AS a(f, i)
-          JOIN jsonb_each(keep->'tool_calls') AS c(call_id, v)
+          JOIN (SELECT * FROM jsonb_each(keep->'tool_calls')
+                UNION ALL SELECT * FROM jsonb_each(coalesce(keep->'collapsed', '{}'))) AS c(call_id, v)
             ON (a.f->'source_event_ids') @> (c.v->'call_seq')
                OR (c.v ? 'answer_seq' AND (a.f->'source_event_ids') @> (c.v->'answer_seq'))
           CROSS JOIN LATERAL (SELECT c.call_id, c.v->>'status' AS status) t
          WHERE a.f->>'status' = 'succeeded' AND t.status <> 'succeeded';
 
-    -- calls the previous summary tracked as unresolved or as a write with a request id stay
-    -- tracked even where their events are not this conversation's (a branch's source)
+    -- calls the previous summary tracked as unresolved (or, for version 1, as a write with a
+    -- request id) stay tracked even where their events are not this conversation's (a branch's
+    -- source)
     RETURN QUERY
         SELECT 'PC108', format('tool_state drops call %s, which the previous summary tracked as %s%s', t.k,
                                t.v->>'status', coalesce(' with request_id ' || (t.v->>'request_id'), ''))
           FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
          WHERE NOT (summary->'tool_state' ? t.k) AND NOT (keep->'tool_calls' ? t.k)
+           AND NOT (coalesce(keep->'collapsed', '{}') ? t.k)
            AND (t.v->>'status' IN ('running', 'unknown')
-                OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL));
+                OR (schema_version < 2 AND t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL));
     -- and no call of the previous summary changes without an answer
     RETURN QUERY
         SELECT 'PC107', format('tool_state[%s] changed from %s to %s without an answer in this range',
                                t.k, t.v->>'status', summary->'tool_state'->t.k->>'status')
           FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
          WHERE summary->'tool_state' ? t.k AND NOT (keep->'tool_calls' ? t.k)
+           AND NOT (coalesce(keep->'collapsed', '{}') ? t.k)
            AND (summary->'tool_state'->t.k->>'status' IS DISTINCT FROM t.v->>'status'
                 OR summary->'tool_state'->t.k->>'request_id' IS DISTINCT FROM t.v->>'request_id');
 
@@ -242,21 +310,32 @@ BEGIN
         RETURN QUERY SELECT 'PC108', format('last_event_id must be %s, got %s', new_cursor, summary->'last_event_id');
     END IF;
 
-    -- a confirmed fact keeps its value unless a user or tool event of this range says otherwise
+    -- a confirmed fact keeps its value unless a user or tool event of this range says otherwise:
+    -- when no active fact of the same key and subject keeps the old value, each that holds another
+    -- value must cite one, unless the previous summary already held that value for that key and
+    -- subject (a value carried over, or kept beside a rival's as a contradiction, overrides nothing).
     -- (keys extracted first, so the join compares text, not every pair of fact documents)
     FOR item IN
         WITH old AS MATERIALIZED (
-            SELECT o.f->>'key' AS k, o.f AS f
+            SELECT o.f->>'key' AS k, o.f->>'subject' AS subj, o.f AS f
               FROM jsonb_array_elements(coalesce(previous->'facts', '[]')) AS o(f)
              WHERE o.f->>'status' = 'active' AND o.f->>'authority' <> 'model' AND o.f->>'confidence' = 'confirmed'
         ), new AS MATERIALIZED (
-            SELECT n.f->>'key' AS k, n.f AS f
+            SELECT n.f->>'key' AS k, n.f->>'subject' AS subj, n.f AS f
               FROM jsonb_array_elements(summary->'facts') AS n(f)
              WHERE n.f->>'status' = 'active'
+        ), prior AS MATERIALIZED (
+            SELECT p.f->>'key' AS k, p.f->>'subject' AS subj, p.f->'value' AS v
+              FROM jsonb_array_elements(coalesce(previous->'facts', '[]')) AS p(f)
+             WHERE p.f->>'status' = 'active'
         )
         SELECT old.f AS old, new.f AS new
-          FROM old JOIN new ON new.k = old.k
+          FROM old JOIN new ON new.k = old.k AND new.subj IS NOT DISTINCT FROM old.subj
          WHERE new.f->'value' <> old.f->'value'
+           AND NOT EXISTS (SELECT 1 FROM new kept WHERE kept.k = old.k AND kept.subj IS NOT DISTINCT FROM old.subj
+                                                   AND kept.f->'value' = old.f->'value')
+           AND NOT EXISTS (SELECT 1 FROM prior WHERE prior.k = new.k AND prior.subj IS NOT DISTINCT FROM new.subj
+                                                 AND prior.v = new.f->'value')
     LOOP
         IF NOT EXISTS (SELECT 1 FROM pgctx.events e, jsonb_array_elements(item.new->'source_event_ids') AS s(id)
                         WHERE e.conversation_id = fold_violations.conversation_id
@@ -297,6 +376,9 @@ BEGIN
 END
 $$;
 
+-- Before 0006 prepare_fold took no token count.
+DROP FUNCTION IF EXISTS pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text);
+
 CREATE OR REPLACE FUNCTION pgctx.prepare_fold(
     conversation_id text,
     expected_version integer,
@@ -304,12 +386,13 @@ CREATE OR REPLACE FUNCTION pgctx.prepare_fold(
     new_cursor bigint,
     summary jsonb,
     schema_version integer,
-    summarizer text DEFAULT NULL
+    summarizer text DEFAULT NULL,
+    tokens integer DEFAULT NULL
 ) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    head      pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
+    head      pgctx.fold_heads%ROWTYPE;
     chain     record;
     committed_hash bytea;
     problems  text[];
@@ -319,6 +402,9 @@ DECLARE
     at_cursor bytea;
     new_version integer;
 BEGIN
+    -- the fold lock first (shared: only a serialized folder holds it exclusive), then the CAS row
+    PERFORM pg_advisory_xact_lock_shared(pgctx.fold_lock_key(conversation_id));
+    head := pgctx.lock_fold_head(conversation_id);
     IF expected_version <> head.version THEN
         RAISE EXCEPTION USING ERRCODE = 'PC100',
             MESSAGE = format('fold conflict: expected version %s of %s but version %s is committed',
@@ -358,15 +444,15 @@ BEGIN
     -- the checksum is left to the insert trigger, which derives it (computing it here too would
     -- only have the trigger recompute it to compare)
     INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,
-                                   schema_version, summary, summarizer, tenant)
+                                   schema_version, summary, summarizer, tenant, tokens)
     VALUES (conversation_id, new_version, 'PREPARED', head.version, head.cursor, new_cursor, at_cursor,
-            schema_version, canonical, summarizer, head.tenant);
+            schema_version, canonical, summarizer, head.tenant, tokens);
     RETURN new_version;
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text) IS
-    'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED; returns its version.';
+COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer) IS
+    'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED (tokens: the client''s count of it); returns its version.';
 
 -- Under the conversation's fold-head lock (and its tenancy checks), the checkpoint or PC111.
 CREATE OR REPLACE FUNCTION pgctx.locked_checkpoint(conversation_id text, version integer) RETURNS pgctx.checkpoints
@@ -390,8 +476,10 @@ CREATE OR REPLACE FUNCTION pgctx.commit_fold(conversation_id text, version integ
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    cp pgctx.checkpoints%ROWTYPE := pgctx.locked_checkpoint(conversation_id, version);
+    cp pgctx.checkpoints%ROWTYPE;
 BEGIN
+    PERFORM pg_advisory_xact_lock_shared(pgctx.fold_lock_key(conversation_id));  -- as prepare_fold
+    cp := pgctx.locked_checkpoint(conversation_id, version);
     IF cp.phase = 'DISCARDED' THEN
         RAISE EXCEPTION USING ERRCODE = 'PC100',
             MESSAGE = format('fold conflict: checkpoint %s of %s was discarded: %s', version, conversation_id, cp.discard_reason);

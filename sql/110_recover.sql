@@ -13,6 +13,8 @@
 --   * If the chain is broken inside the committed fold's range, the committed fold falls back to
 --     the newest COMMITTED checkpoint before the break whose chain hash still matches (or to
 --     nothing folded), with the reason recorded, and the report says a human must look.
+--   * It takes the conversation's fold lock shared (100), so it never commits a candidate behind
+--     the back of a serialized fold.
 --   * Calls still running when recover runs were interrupted by the restart: one `recovery`
 --     event is appended, which makes them `unknown` (never `failed`), and every unknown call is
 --     listed with its idempotency key for a status query. Nothing here re-runs a tool.
@@ -49,7 +51,7 @@ CREATE OR REPLACE FUNCTION pgctx.recover(conversation_id text, full_check boolea
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    head        pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
+    head        pgctx.fold_heads%ROWTYPE;
     verified    pgctx.verified_points%ROWTYPE;
     chain       record;
     cp          pgctx.checkpoints%ROWTYPE;
@@ -63,6 +65,9 @@ DECLARE
     recovery_hash bytea;
     last_recovery bigint;
 BEGIN
+    -- the fold lock shared, as prepare_fold and commit_fold take it: recovery commits candidates too
+    PERFORM pg_advisory_xact_lock_shared(pgctx.fold_lock_key(conversation_id));
+    head := pgctx.lock_fold_head(conversation_id);
     -- 1. the chain, from the last point recovery verified (from genesis the first time, or when
     --    full_check is asked for)
     IF NOT full_check THEN

@@ -53,12 +53,12 @@ COMMENT ON VIEW pgctx.fold_history IS 'Every fold: phase, range, who produced it
 -- the only state in which running the call again cannot repeat its side effect (article 十二).
 CREATE OR REPLACE VIEW pgctx.side_effects WITH (security_invoker = true) AS
 SELECT c.conversation_id, t.call_id, t.tool, t.effect, t.status, t.idempotency_key, t.request_id, t.error,
-       t.call_seq, t.answer_seq, coalesce(t.outcome = 'not_performed', false) AS retry_safe
+       t.call_seq, t.answer_seq, coalesce(t.outcome = 'not_performed', false) AS retry_safe, t.subject
   FROM pgctx.conversations c
  CROSS JOIN LATERAL pgctx.tool_calls(c.conversation_id, 0, NULL) t;
 
 COMMENT ON VIEW pgctx.side_effects IS
-    'Every tool call with its derived status (unknown, never guessed), idempotency key, and whether a retry is safe (the service said it did not act); filter by conversation_id.';
+    'Every tool call with its derived status (unknown, never guessed), idempotency key, whether a retry is safe (the service said it did not act), and its subject (identifier arguments); filter by conversation_id.';
 
 CREATE OR REPLACE VIEW pgctx.chain_health WITH (security_invoker = true) AS
 SELECT c.conversation_id,

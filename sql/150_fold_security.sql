@@ -19,7 +19,7 @@ GRANT SELECT ON pgctx.checkpoints, pgctx.fold_heads, pgctx.verified_points, pgct
     TO pgctx_app, pgctx_auditor;
 
 GRANT EXECUTE ON FUNCTION
-    pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text),
+    pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer),
     pgctx.commit_fold(text, integer),
     pgctx.discard_fold(text, integer, text),
     pgctx.recover(text, boolean),
@@ -29,7 +29,8 @@ GRANT EXECUTE ON FUNCTION
     TO pgctx_app;
 GRANT EXECUTE ON FUNCTION
     pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer),
-    pgctx.must_keep(text, bigint, bigint, jsonb),
+    pgctx.must_keep(text, bigint, bigint, jsonb, integer),
+    pgctx.fold_lock_key(text),
     pgctx.base_summary(text, integer),
     pgctx.committed_fold(text),
     pgctx.tool_calls(text, bigint, bigint, text[]),

@@ -2,13 +2,22 @@
 --
 -- Invariants enforced here:
 --   * Why a fold is due is derived from the events, never from the model: a capacity trigger
---     when the unfolded history's stored token counts exceed the caller's threshold (αB, see
---     pgctx.Budget), structural triggers from the event kinds (a tool chain completed, a subtask
---     ended, a topic switch, a phase change such as planning -> execution, a fact confirmed or
---     corrected, an approval answered, branches merged) and risk triggers (an irreversible side
---     effect, a permission or identity conclusion, contradictory tool results, an unknown
---     outcome, a failed verification, a restart recovery). Each comes with its reason and the
---     seqs of its evidence.
+--     when the committed summary's and the unfolded history's stored token counts exceed the
+--     caller's threshold (αB, see pgctx.Budget), structural triggers from the event kinds (a tool
+--     chain completed, a subtask ended, a topic switch, a phase change such as planning ->
+--     execution, a fact confirmed or corrected, an approval answered, branches merged) and risk
+--     triggers (an irreversible side effect, a permission or identity conclusion, contradictory
+--     tool results, an unknown outcome, a failed verification, a restart recovery). Each comes
+--     with its reason and the seqs of its evidence.
+--   * Contradictions are found within one call (its answers disagree) and across calls: the
+--     newest reading of a result field about some identifiers (the call's identifier arguments),
+--     by a read, and the newest earlier reading of that field by another tool disagree (a write's
+--     result that differs from an earlier read is this agent's own change). Stated limit: both
+--     readings must lie in the range examined (the unfolded events, or the range a fold covers);
+--     once found, the contradiction's evidence stays pinned until a later reading settles it (165).
+--   * Whether a fold is due, and where it ends, is the policy of fold_status (below): a raw tail
+--     stays unfolded, structural and risk triggers wait for a floor, and a fold must make the
+--     context smaller unless a risk triggered it.
 --   * A fold boundary keeps atomic units whole: fold_boundary never ends a fold between a tool
 --     call and its result, never folds a call still waiting for its result (it stays raw until
 --     answered), and never separates an approval from the goal it scopes. It returns the
@@ -21,9 +30,13 @@ INSERT INTO pgctx.event_kinds (kind, description) VALUES
     ('verification', 'the result of a verification step: {ok: true|false, what}')
 ON CONFLICT (kind) DO UPDATE SET description = excluded.description;
 
+-- Before 0006 fold_triggers took no summary token count and named no risk identity.
+DROP FUNCTION IF EXISTS pgctx.fold_triggers(text, bigint, bigint, bigint);
+
 CREATE OR REPLACE FUNCTION pgctx.fold_triggers(conversation_id text, capacity bigint DEFAULT NULL,
-                                               from_seq bigint DEFAULT NULL, to_seq bigint DEFAULT NULL)
-RETURNS TABLE (trigger_class text, reason text, evidence bigint[])
+                                               from_seq bigint DEFAULT NULL, to_seq bigint DEFAULT NULL,
+                                               summary_tokens bigint DEFAULT NULL)
+RETURNS TABLE (trigger_class text, reason text, evidence bigint[], risk jsonb)
 -- plpgsql with a generic plan kept for the session (see tool_calls): every fold reads it twice
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
@@ -33,9 +46,14 @@ SET jit = off AS $$
 BEGIN
     RETURN QUERY
     WITH bounds AS MATERIALIZED (
-        -- the committed fold (its summary read too) only when no from_seq is given
+        -- the committed fold (its summary and token count read too) only when no from_seq is given
         SELECT coalesce(from_seq, (SELECT f.cursor FROM pgctx.committed_fold(c.conversation_id) f)) AS lo,
-               coalesce(to_seq, c.head_seq) AS hi
+               coalesce(to_seq, c.head_seq) AS hi,
+               coalesce(fold_triggers.summary_tokens,
+                        CASE WHEN from_seq IS NULL THEN
+                            (SELECT k.tokens FROM pgctx.fold_heads h
+                               JOIN pgctx.checkpoints k ON k.conversation_id = h.conversation_id AND k.version = h.version
+                              WHERE h.conversation_id = c.conversation_id) END, 0) AS s
           FROM pgctx.conversations c
          WHERE c.conversation_id = fold_triggers.conversation_id
     ), range AS MATERIALIZED (
@@ -45,17 +63,29 @@ BEGIN
     ), calls AS MATERIALIZED (
         SELECT t.* FROM bounds b, pgctx.tool_calls(fold_triggers.conversation_id, b.lo, b.hi) t
     ), size AS (
-        SELECT coalesce(sum(r.tokens), 0) AS h, count(*) FILTER (WHERE r.tokens IS NULL) AS uncounted FROM range r
+        SELECT b.s, coalesce(sum(r.tokens), 0) AS h, count(r.seq) FILTER (WHERE r.tokens IS NULL) AS uncounted
+          FROM bounds b LEFT JOIN range r ON true GROUP BY b.s
+    ), readings AS MATERIALIZED (
+        -- what successful results say about identifiers: (seq, tool, effect, identifiers, field, value)
+        SELECT r.seq, c.tool, c.effect, c.identifiers, f.key AS field, f.value
+          FROM range r
+          JOIN calls c ON c.call_id = r.payload->>'call_id'
+         CROSS JOIN LATERAL jsonb_each(CASE jsonb_typeof(r.payload->'result') WHEN 'object'
+                                            THEN r.payload->'result' ELSE '{}' END) AS f(key, value)
+         WHERE r.kind = 'tool_result' AND r.payload->>'outcome' = 'succeeded'
+           AND cardinality(c.identifiers) > 0 AND jsonb_typeof(f.value) IN ('string', 'number', 'boolean')
     )
-    SELECT 'capacity', format('unfolded history is %s tokens, over the threshold %s%s', s.h, capacity,
-                              CASE WHEN s.uncounted > 0 THEN format(' (%s events have no token count)', s.uncounted)
-                                   ELSE '' END),
-           '{}'::bigint[]
-      FROM size s WHERE capacity IS NOT NULL AND s.h > capacity
+    SELECT 'capacity',
+           CASE WHEN s.s > 0 THEN format('summary and unfolded history are %s + %s = %s tokens, over the threshold %s',
+                                         s.s, s.h, s.s + s.h, capacity)
+                ELSE format('unfolded history is %s tokens, over the threshold %s', s.h, capacity) END
+           || CASE WHEN s.uncounted > 0 THEN format(' (%s events have no token count)', s.uncounted) ELSE '' END,
+           '{}'::bigint[], NULL::jsonb
+      FROM size s WHERE capacity IS NOT NULL AND s.s + s.h > capacity
     UNION ALL
     -- structural: the end of a unit of work is a natural, cheap place to fold
     SELECT 'structural', format('tool chain completed: %s call(s) answered, none waiting', count(*)),
-           ARRAY[max(c.answer_seq)]
+           ARRAY[max(c.answer_seq)], NULL::jsonb
       FROM calls c
     HAVING count(*) > 0 AND bool_and(c.answer_seq IS NOT NULL)
     UNION ALL
@@ -71,23 +101,24 @@ BEGIN
                                            r.payload->>'status')
                WHEN 'branch_merge' THEN 'branches merged'
            END,
-           ARRAY[r.seq]
+           ARRAY[r.seq], NULL::jsonb
       FROM range r
      WHERE r.kind IN ('subtask_end', 'topic_switch', 'phase_change', 'fact', 'correction', 'branch_merge')
         OR (r.kind = 'approval' AND r.payload->>'status' IN ('granted', 'denied'))
     UNION ALL
-    -- risk: fold now, and keep the evidence raw beside the summary (never instead of it)
+    -- risk: fold now, and keep the evidence raw beside the summary (never instead of it) for as
+    -- long as the risk is live (pgctx.risk_live, 165); risk names what it is about
     SELECT 'risk', format('irreversible side effect: %s (call %s)', c.tool, c.call_id),
-           array_remove(ARRAY[c.call_seq, c.answer_seq], NULL)
+           array_remove(ARRAY[c.call_seq, c.answer_seq], NULL), jsonb_build_object('risk', 'irreversible', 'call_id', c.call_id)
       FROM calls c WHERE c.effect = 'irreversible'
     UNION ALL
     SELECT 'risk', format('unknown outcome: %s (call %s) - ask the service by idempotency key %s', c.tool,
                           c.call_id, coalesce(c.idempotency_key, '(none)')),
-           array_remove(ARRAY[c.call_seq, c.answer_seq], NULL)
+           array_remove(ARRAY[c.call_seq, c.answer_seq], NULL), jsonb_build_object('risk', 'unknown', 'call_id', c.call_id)
       FROM calls c WHERE c.status = 'unknown'
     UNION ALL
     SELECT 'risk', format('contradictory results for call %s: %s', a.call_id, string_agg(DISTINCT a.outcome, ' vs ')),
-           array_agg(a.seq ORDER BY a.seq)
+           array_agg(a.seq ORDER BY a.seq), jsonb_build_object('risk', 'contradiction', 'call_id', a.call_id)
       FROM (SELECT r.seq, r.payload->>'call_id' AS call_id, r.payload->>'outcome' AS outcome
               FROM range r
              WHERE r.kind IN ('tool_result', 'status_query')
@@ -95,21 +126,46 @@ BEGIN
      GROUP BY a.call_id
     HAVING count(DISTINCT CASE a.outcome WHEN 'not_performed' THEN 'failed' ELSE a.outcome END) > 1
     UNION ALL
+    -- across calls: the newest reading of a field about some identifiers, by a read, and the newest
+    -- earlier reading of it by another tool, disagree (a later reading by any tool settles it; a
+    -- write's result is a change this agent made, not a contradiction)
+    SELECT 'risk', format('contradictory results about %s: %s says %s = %s (seq %s), %s says %s (seq %s)',
+                          array_to_string(b.identifiers, ', '), a.tool, b.field, a.value #>> '{}', a.seq,
+                          b.tool, b.value #>> '{}', b.seq),
+           ARRAY[a.seq, b.seq], jsonb_build_object('risk', 'conflict', 'identifiers', to_jsonb(b.identifiers),
+                                                   'field', b.field)
+      FROM readings b
+     CROSS JOIN LATERAL (SELECT x.* FROM readings x
+                          WHERE x.field = b.field AND x.identifiers && b.identifiers AND x.seq < b.seq
+                            AND x.tool <> b.tool
+                          ORDER BY x.seq DESC LIMIT 1) a
+     WHERE a.value <> b.value AND b.effect = 'read'
+       AND NOT EXISTS (SELECT 1 FROM readings y
+                        WHERE y.field = b.field AND y.identifiers && b.identifiers AND y.seq > b.seq)
+    UNION ALL
     SELECT 'risk',
            CASE r.kind
                WHEN 'permission' THEN 'permission or identity conclusion' || coalesce(': ' || left(r.payload->>'text', 80), '')
                WHEN 'verification' THEN 'verification failed' || coalesce(': ' || left(r.payload->>'what', 80), '')
                WHEN 'recovery' THEN 'restart recovery'
            END,
-           ARRAY[r.seq]
+           ARRAY[r.seq],
+           CASE r.kind
+               WHEN 'permission' THEN jsonb_build_object('risk', 'permission')
+               WHEN 'verification' THEN jsonb_build_object('risk', 'verification', 'what', r.payload->>'what')
+               WHEN 'recovery' THEN jsonb_build_object('risk', 'recovery', 'calls', coalesce(
+                   (SELECT jsonb_agg(i->>'call_id') FROM jsonb_array_elements(
+                        CASE jsonb_typeof(r.payload->'interrupted_calls') WHEN 'array'
+                             THEN r.payload->'interrupted_calls' ELSE '[]' END) i), '[]'))
+           END
       FROM range r
      WHERE r.kind IN ('permission', 'recovery')
         OR (r.kind = 'verification' AND r.payload->'ok' = 'false'::jsonb);
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint) IS
-    'Why a fold of from_seq+1..to_seq (default: committed cursor+1..head) is due: capacity (stored tokens over capacity), structural and risk triggers, each with its reason and evidence seqs.';
+COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint, bigint) IS
+    'Why a fold of from_seq+1..to_seq (default: committed cursor+1..head) is due: capacity (summary tokens plus the stored tokens of the range over capacity), structural and risk triggers, each with its reason and evidence seqs; risk: what a risk trigger is about (for pgctx.risk_live).';
 
 -- The largest cursor in (committed cursor, upto] at which a fold keeps every atomic unit whole.
 CREATE OR REPLACE FUNCTION pgctx.fold_boundary(conversation_id text, upto bigint DEFAULT NULL) RETURNS bigint
@@ -154,32 +210,115 @@ $$;
 COMMENT ON FUNCTION pgctx.fold_boundary(text, bigint) IS
     'The largest cursor <= upto (default head) that splits no tool call from its result, folds no call still waiting, and keeps approvals with their goals; the committed cursor if none.';
 
--- One round trip for a fold's first step: the committed fold, the head, where a fold could end,
--- the unfolded tokens and the triggers.
+-- Before 0006 fold_status took only the capacity, and decided nothing.
+DROP FUNCTION IF EXISTS pgctx.fold_status(text, bigint);
+
+-- The fold policy (article 三, 五), one round trip for a fold's first step: the committed fold,
+-- the head, the unfolded tokens, the triggers, where a fold may end, and whether it is due. With
+-- S the committed summary's tokens, H the unfolded history's, C = capacity (αB), F = floor and
+-- T = tail (all in tokens, from pgctx.Budget):
+--   * A fold leaves the newest events raw: the newest events whose tokens sum to at most T, and
+--     at least the newest event; boundary is the largest unit-safe cursor before them (NULL T:
+--     no tail). full_boundary is the largest unit-safe cursor overall (what a forced fold uses).
+--   * Due when something lies before the tail to fold, and
+--       capacity: S + H > C, and the fold would make the context smaller (below); or
+--       risk: a risk trigger fired and S + H > F (a risk fold need not make it smaller); or
+--       structural: a structural trigger fired, S + H > F, and the fold would make it smaller.
+--     A history under the floor is never folded unless forced (NULL F: no floor). Structural
+--     triggers mark good places to fold; they do not make every turn fold.
+--   * "Would make the context smaller": the events the fold covers hold more tokens than the
+--     committed summary (S), an estimate that holds unless the new summary more than doubles.
+--   * reason says why it is due or not ('not due: ...'); triggers are every trigger that fired.
 CREATE OR REPLACE FUNCTION pgctx.fold_status(conversation_id text, capacity bigint DEFAULT NULL,
+    floor bigint DEFAULT NULL, tail bigint DEFAULT NULL,
     OUT version integer, OUT cursor bigint, OUT head_seq bigint, OUT boundary bigint,
-    OUT unfolded_tokens bigint, OUT triggers jsonb)
-LANGUAGE sql STABLE
+    OUT unfolded_tokens bigint, OUT triggers jsonb, OUT summary_tokens bigint, OUT fold_tokens bigint,
+    OUT full_boundary bigint, OUT due boolean, OUT reason text)
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
-    SELECT f.version, f.cursor, c.head_seq, pgctx.fold_boundary(c.conversation_id),
-           (SELECT coalesce(sum(e.tokens), 0) FROM pgctx.events e
-             WHERE e.conversation_id = c.conversation_id AND e.seq > f.cursor),
-           coalesce((SELECT jsonb_agg(jsonb_build_object('class', t.trigger_class, 'reason', t.reason,
-                                                         'evidence', to_jsonb(t.evidence)))
-                       FROM pgctx.fold_triggers(c.conversation_id, capacity, f.cursor, c.head_seq) t), '[]')
+DECLARE
+    raw_from bigint;
+    size     bigint;
+    classes  text[];
+    smaller  boolean;
+BEGIN
+    SELECT f.version, f.cursor, c.head_seq,
+           coalesce((SELECT k.tokens FROM pgctx.checkpoints k
+                      WHERE k.conversation_id = c.conversation_id AND k.version = f.version),
+                    (SELECT k.tokens FROM pgctx.checkpoints k  -- a branch's first fold: its source's
+                      WHERE k.conversation_id = c.forked_from AND k.version = c.fork_version AND f.version = 0), 0)
+      INTO version, cursor, head_seq, summary_tokens
       FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f
-     WHERE c.conversation_id = fold_status.conversation_id
+     WHERE c.conversation_id = fold_status.conversation_id;
+    IF NOT FOUND THEN
+        RETURN;  -- every column NULL: no such conversation (or not visible)
+    END IF;
+    SELECT coalesce(sum(e.tokens), 0) INTO unfolded_tokens FROM pgctx.events e
+     WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor;
+    SELECT coalesce(jsonb_agg(jsonb_build_object('class', t.trigger_class, 'reason', t.reason,
+                                                 'evidence', to_jsonb(t.evidence))), '[]'),
+           coalesce(array_agg(DISTINCT t.trigger_class), '{}')
+      INTO triggers, classes
+      FROM pgctx.fold_triggers(fold_status.conversation_id, capacity, cursor, head_seq, summary_tokens) t;
+
+    full_boundary := pgctx.fold_boundary(fold_status.conversation_id);
+    boundary := full_boundary;
+    IF tail IS NOT NULL THEN
+        SELECT min(x.seq) INTO raw_from
+          FROM (SELECT e.seq, sum(coalesce(e.tokens, 0)) OVER (ORDER BY e.seq DESC) AS cum
+                  FROM pgctx.events e
+                 WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor) x
+         WHERE x.cum <= tail;
+        raw_from := least(coalesce(raw_from, head_seq), head_seq);
+        IF raw_from - 1 < full_boundary THEN
+            boundary := pgctx.fold_boundary(fold_status.conversation_id, raw_from - 1);
+        END IF;
+    END IF;
+    SELECT coalesce(sum(e.tokens), 0) INTO fold_tokens FROM pgctx.events e
+     WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor AND e.seq <= boundary;
+
+    size := summary_tokens + unfolded_tokens;
+    smaller := fold_tokens > summary_tokens;
+    due := false;
+    IF head_seq <= cursor THEN
+        reason := 'nothing to fold: no events after the committed cursor';
+    ELSIF full_boundary <= cursor THEN
+        reason := format('no boundary after cursor %s keeps atomic units whole (a tool call is still waiting for its result)',
+                         cursor);
+    ELSIF cardinality(classes) = 0 THEN
+        reason := 'not due: no capacity, structural or risk trigger';
+    ELSIF boundary <= cursor THEN
+        reason := format('not due: the unfolded events (%s tokens) fit in the raw tail (%s tokens)', unfolded_tokens, tail);
+    ELSIF 'capacity' = ANY (classes) AND smaller THEN
+        due := true;
+        reason := format('due: capacity (%s tokens over the threshold %s)', size, capacity);
+    ELSIF 'risk' = ANY (classes) AND (floor IS NULL OR size > floor) THEN
+        due := true;
+        reason := 'due: risk';
+    ELSIF 'structural' = ANY (classes) AND (floor IS NULL OR size > floor) AND smaller THEN
+        due := true;
+        reason := 'due: structural';
+    ELSIF NOT smaller AND ('capacity' = ANY (classes) OR floor IS NULL OR size > floor) THEN
+        reason := format('not due: folding %s tokens into a summary of %s would not make the context smaller',
+                         fold_tokens, summary_tokens);
+    ELSE
+        reason := format('not due: the history (%s tokens) is under the floor %s that structural and risk triggers wait for',
+                         size, floor);
+    END IF;
+END
 $$;
 
-COMMENT ON FUNCTION pgctx.fold_status(text, bigint) IS
-    'A conversation''s committed fold, head, foldable boundary, unfolded tokens and fold triggers (capacity given in tokens).';
+COMMENT ON FUNCTION pgctx.fold_status(text, bigint, bigint, bigint) IS
+    'The fold policy: committed fold, head, where a fold may end (leaving the raw tail), unfolded and summary tokens, the triggers, and whether a fold is due, with the reason (capacity, floor and tail in tokens).';
 
 -- fold() serializes a conversation's folds after repeated compare-and-swap conflicts: a
 -- transaction-scoped advisory lock (released at commit or rollback, so it works behind a
 -- transaction-mode pooler and cannot leak past a crashed client).
+-- It takes the fold lock exclusive, while prepare_fold, commit_fold and recover take it shared
+-- (100), so no other folder prepares or commits until the serialized one has finished.
 CREATE OR REPLACE FUNCTION pgctx.serialize_folds(conversation_id text) RETURNS void
 LANGUAGE sql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
-    SELECT pg_advisory_xact_lock(hashtextextended('pgctx:fold:' || conversation_id, 0))
+    SELECT pg_advisory_xact_lock(pgctx.fold_lock_key(conversation_id))
 $$;

@@ -1,18 +1,94 @@
--- 165: the risk evidence of a fold, fixed when the fold is prepared (article 八: summary +
--- evidence, never summary instead of evidence).
+-- 165: the risk evidence of a fold, and how long it stays raw beside the summary (article 三.3,
+-- 八: summary + evidence, never summary instead of evidence).
 --
 -- Invariants enforced here:
---   * Every checkpoint records, when it is inserted, the events behind the risk triggers of the
---     range it folds (pgctx.fold_triggers): [{seq, reason}], or [] when none fired. The working
---     context keeps them raw beside the summary without re-deriving them on every turn.
+--   * Every checkpoint records, when it is inserted, the risks still live at its cursor: those of
+--     the range it folds (pgctx.fold_triggers) and those of the fold it continues that are still
+--     live. Each entry is {risk, reason, seqs}: what the risk is about, why, and the events to keep
+--     raw; one entry per risk (seqs merged). The working context keeps those events raw for as
+--     long as their risk is live at the head (170), not only until the next fold.
+--   * A risk is live (pgctx.risk_live), as of a seq, until:
+--       irreversible side effect: a later subtask_end or topic_switch (the work it belonged to is
+--         over);
+--       unknown outcome: the call's derived status is no longer unknown or running (reconciled);
+--       restart recovery: every call it interrupted is resolved;
+--       contradiction within a call: a later answer to that call;
+--       contradiction across calls: a later successful result, by any tool, reporting the field
+--         about one of the identifiers (a newer reading settles it);
+--       permission or identity conclusion: a later permission event;
+--       failed verification: a later successful verification of the same thing.
 --   * It is derived, never supplied: an inserted value is replaced, and it never changes
 --     afterwards (a committed checkpoint never changes, and neither does its evidence).
---     Checkpoints prepared before this column existed have NULL: no evidence recorded.
+--     Checkpoints prepared before this column existed have NULL (no evidence recorded); those
+--     prepared before 0006 hold [{seq, reason}] entries, pinned while their fold is the committed
+--     one and not carried further. Stated limit: a branch's first fold does not carry its
+--     source fold's evidence (the unresolved calls its summary tracks stay pinned, 170).
+--   * Cost: a few index lookups per live risk; the later events a liveness test reads are those
+--     after the risk's newest seq (a contradiction across calls reads the calls made since).
 
 ALTER TABLE pgctx.checkpoints ADD COLUMN IF NOT EXISTS evidence jsonb;
 
 COMMENT ON COLUMN pgctx.checkpoints.evidence IS
-    'Risk evidence of the folded range, derived at insert: [{"seq": n, "reason": "risk: ..."}] (NULL: prepared before it was recorded).';
+    'Risks live at the cursor, derived at insert: [{"risk": {...}, "reason": "risk: ...", "seqs": [n, ...]}] (before 0006: [{"seq", "reason"}]; NULL: prepared before it was recorded).';
+
+-- The events that close an irreversible side effect, supersede a permission conclusion or settle
+-- a verification, found without reading everything after the risk.
+CREATE INDEX IF NOT EXISTS events_milestones ON pgctx.events (conversation_id, seq)
+    WHERE kind IN ('subtask_end', 'topic_switch', 'permission', 'verification');
+
+CREATE OR REPLACE FUNCTION pgctx.risk_live(conversation_id text, risk jsonb, seqs bigint[], upto bigint)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
+DECLARE
+    newest bigint := (SELECT max(s) FROM unnest(seqs) AS s);
+BEGIN
+    CASE risk->>'risk'
+        WHEN 'irreversible' THEN
+            RETURN NOT EXISTS (SELECT 1 FROM pgctx.events e
+                                WHERE e.conversation_id = risk_live.conversation_id
+                                  AND e.kind IN ('subtask_end', 'topic_switch')
+                                  AND e.seq > newest AND e.seq <= upto);
+        WHEN 'unknown', 'recovery' THEN
+            RETURN EXISTS (SELECT 1 FROM pgctx.tool_calls(risk_live.conversation_id, upto, upto,
+                                                          CASE WHEN risk ? 'calls'
+                                                               THEN ARRAY(SELECT jsonb_array_elements_text(risk->'calls'))
+                                                               ELSE ARRAY[risk->>'call_id'] END) t
+                            WHERE t.status IN ('planned', 'running', 'unknown'));
+        WHEN 'contradiction' THEN
+            RETURN NOT EXISTS (SELECT 1 FROM pgctx.events e
+                                WHERE e.conversation_id = risk_live.conversation_id
+                                  AND e.kind IN ('tool_result', 'status_query')
+                                  AND e.payload->>'call_id' = risk->>'call_id'
+                                  AND e.seq > newest AND e.seq <= upto);
+        WHEN 'conflict' THEN
+            RETURN NOT EXISTS (SELECT 1 FROM pgctx.tool_calls(risk_live.conversation_id, newest, upto) t
+                                 JOIN pgctx.events r ON r.conversation_id = risk_live.conversation_id
+                                      AND r.kind = 'tool_result' AND r.payload->>'call_id' = t.call_id
+                                      AND r.seq > newest AND r.seq <= upto
+                                WHERE r.payload->>'outcome' = 'succeeded'
+                                  AND jsonb_typeof(r.payload->'result') = 'object'
+                                  AND r.payload->'result' ? (risk->>'field')
+                                  AND t.identifiers && ARRAY(SELECT jsonb_array_elements_text(risk->'identifiers')));
+        WHEN 'permission' THEN
+            RETURN NOT EXISTS (SELECT 1 FROM pgctx.events e
+                                WHERE e.conversation_id = risk_live.conversation_id AND e.kind = 'permission'
+                                  AND e.seq > newest AND e.seq <= upto);
+        WHEN 'verification' THEN
+            RETURN NOT EXISTS (SELECT 1 FROM pgctx.events e
+                                WHERE e.conversation_id = risk_live.conversation_id AND e.kind = 'verification'
+                                  AND e.seq > newest AND e.seq <= upto
+                                  AND e.payload->'ok' = 'true'::jsonb
+                                  AND e.payload->>'what' IS NOT DISTINCT FROM risk->>'what');
+        ELSE
+            RETURN false;
+    END CASE;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.risk_live(text, jsonb, bigint[], bigint) IS
+    'Whether a risk (an evidence entry''s risk, with its seqs) is still live as of seq upto; the rules are in sql/165_fold_evidence.sql.';
 
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_evidence() RETURNS trigger
 LANGUAGE plpgsql
@@ -27,13 +103,28 @@ BEGIN
         END IF;
         RETURN NEW;
     END IF;
-    SELECT coalesce(jsonb_agg(jsonb_build_object('seq', x.seq, 'reason', x.reason) ORDER BY x.seq), '[]')
+    WITH entries AS (
+        -- the base fold's risks still live at the new cursor
+        SELECT x.e->'risk' AS risk, x.e->>'reason' AS reason, x.e->'seqs' AS seqs, 0 AS fresh
+          FROM pgctx.checkpoints b, jsonb_array_elements(coalesce(b.evidence, '[]')) AS x(e)
+         WHERE b.conversation_id = NEW.conversation_id AND b.version = NEW.base_version AND x.e ? 'risk'
+           AND pgctx.risk_live(NEW.conversation_id, x.e->'risk',
+                               ARRAY(SELECT jsonb_array_elements_text(x.e->'seqs')::bigint), NEW.cursor)
+        UNION ALL
+        -- and those of the folded range
+        SELECT t.risk, 'risk: ' || t.reason, to_jsonb(t.evidence), 1
+          FROM pgctx.fold_triggers(NEW.conversation_id, NULL, NEW.base_cursor, NEW.cursor) t
+         WHERE t.trigger_class = 'risk'
+    ), seqs AS (
+        SELECT en.risk, s.v::bigint AS seq FROM entries en, jsonb_array_elements_text(en.seqs) AS s(v)
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object('risk', g.risk, 'reason', g.reason, 'seqs', g.seqs)
+                              ORDER BY (g.seqs->>0)::bigint, g.reason), '[]')
       INTO NEW.evidence
-      FROM (SELECT s.seq, string_agg(DISTINCT 'risk: ' || t.reason, '; ') AS reason
-              FROM pgctx.fold_triggers(NEW.conversation_id, NULL, NEW.base_cursor, NEW.cursor) t,
-                   unnest(t.evidence) AS s(seq)
-             WHERE t.trigger_class = 'risk'
-             GROUP BY s.seq) x;
+      FROM (SELECT r.risk, r.reason,
+                   (SELECT jsonb_agg(DISTINCT q.seq ORDER BY q.seq) FROM seqs q WHERE q.risk = r.risk) AS seqs
+              FROM (SELECT en.risk, (array_agg(en.reason ORDER BY en.fresh DESC))[1] AS reason
+                      FROM entries en GROUP BY en.risk) r) g;
     RETURN NEW;
 END
 $$;

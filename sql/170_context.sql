@@ -4,10 +4,10 @@
 --   * The working context is the committed summary plus every event after its cursor: no
 --     unfolded event is ever left out (dropping raw history the summary does not cover would
 --     lose it; when it does not fit, the answer is a fold, not a trim).
---   * Evidence stays raw beside the summary, never instead of it: the events behind the risk
---     triggers of the last committed fold (recorded with it, 165), the events of calls the summary still tracks as
---     running or unknown, and the call of every result that arrived after its call was folded
---     (a tool output is never shown without its call).
+--   * Evidence stays raw beside the summary, never instead of it: the events of every risk the
+--     committed fold recorded (165) that is still live at the head, the events of calls the
+--     summary still tracks as running or unknown, and the call of every result that arrived after
+--     its call was folded (a tool output is never shown without its call).
 --   * Cost grows with the unfolded range and the last fold's range, not with the history.
 
 CREATE OR REPLACE FUNCTION pgctx.context_events(conversation_id text)
@@ -21,7 +21,9 @@ SET jit = off AS $$
 BEGIN
     RETURN QUERY
     WITH fold AS MATERIALIZED (
-        SELECT f.version, f.cursor, f.summary, k.evidence
+        SELECT f.version, f.cursor, f.summary, k.evidence,
+               (SELECT c.head_seq FROM pgctx.conversations c
+                 WHERE c.conversation_id = context_events.conversation_id) AS head
           FROM pgctx.committed_fold(context_events.conversation_id) f
           LEFT JOIN pgctx.checkpoints k
                  ON k.conversation_id = context_events.conversation_id AND k.version = f.version
@@ -44,9 +46,16 @@ BEGIN
                               ORDER BY e.seq + 0 LIMIT 1) c  -- + 0: see 080 (call id lookups)
          WHERE a.kind IN ('tool_result', 'status_query') AND c.seq <= f.cursor
         UNION ALL
-        -- risk evidence of the last fold
-        SELECT (x->>'seq')::bigint, x->>'reason'
-          FROM fold f, jsonb_array_elements(coalesce(f.evidence, '[]')) x
+        -- risks the committed fold recorded that are still live (entries from before 0006: {seq, reason})
+        SELECT s.v::bigint, l.x->>'reason'
+          FROM fold f
+         CROSS JOIN LATERAL (SELECT x FROM jsonb_array_elements(coalesce(f.evidence, '[]')) AS x
+                              WHERE NOT (x ? 'risk')
+                                 OR pgctx.risk_live(context_events.conversation_id, x->'risk',
+                                                    ARRAY(SELECT jsonb_array_elements_text(x->'seqs')::bigint),
+                                                    f.head)) l
+         CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN l.x ? 'seqs' THEN l.x->'seqs'
+                                                           ELSE jsonb_build_array(l.x->'seq') END) AS s(v)
         UNION ALL
         -- calls the summary still tracks as unresolved
         SELECT s.id::bigint, format('call %s is %s', t.k, t.v->>'status')

@@ -6,18 +6,20 @@
 --     functions run as the caller). Only the application may take the fold serialization lock.
 
 REVOKE ALL ON FUNCTION
-    pgctx.fold_triggers(text, bigint, bigint, bigint),
+    pgctx.fold_triggers(text, bigint, bigint, bigint, bigint),
     pgctx.fold_boundary(text, bigint),
-    pgctx.fold_status(text, bigint),
+    pgctx.fold_status(text, bigint, bigint, bigint),
+    pgctx.risk_live(text, jsonb, bigint[], bigint),
     pgctx.context_events(text),
     pgctx.serialize_folds(text),
     pgctx.lineage(text),
     pgctx.checkpoints_evidence()
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
-    pgctx.fold_triggers(text, bigint, bigint, bigint),
+    pgctx.fold_triggers(text, bigint, bigint, bigint, bigint),
     pgctx.fold_boundary(text, bigint),
-    pgctx.fold_status(text, bigint),
+    pgctx.fold_status(text, bigint, bigint, bigint),
+    pgctx.risk_live(text, jsonb, bigint[], bigint),
     pgctx.context_events(text),
     pgctx.lineage(text)
     TO pgctx_app, pgctx_auditor;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pgctx.tokens import Budget
+
 
 def call(n: int, tool: str = "update_order", effect: str | None = None, key: bool = True) -> dict:
     """tool_call n: call id call-n, an order id argument (an identifier), idempotency key k-n."""
@@ -21,3 +23,9 @@ def result(n: int, outcome: str = "succeeded", **extra) -> dict:
     if outcome == "failed":
         payload.setdefault("error", "rejected")
     return payload
+
+
+# The fold policy without its floor and raw tail: any trigger makes a fold due, and a fold goes to
+# the newest boundary. Tests of triggers, boundaries and evidence use it to fold on a trigger
+# (tests/test_fold_policy.py tests the floor and the tail themselves).
+EAGER = Budget(structural_floor=0, raw_tail=0)

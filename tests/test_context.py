@@ -19,7 +19,7 @@ from pgctx.context import SECTIONS
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import note
 from pgctx.tokens import Budget, TokenCounter
-from tests.events import call, result
+from tests.events import EAGER, call, result
 
 CID = "order-10086"
 SYSTEM = "You are the order assistant. Never repeat a refund without its idempotency key."
@@ -147,7 +147,7 @@ def story(conn):
         ("assistant", {"text": "10086 now arrives tomorrow morning"}),                 # 4
         ("tool_call", call(2, tool="refund", effect="irreversible")),                  # 5
         ("tool_result", result(2, "timeout")))                                         # 6
-    folded = pgctx.fold(conn, CID)
+    folded = pgctx.fold(conn, CID, budget=EAGER)
     assert folded.committed and folded.cursor == 6
     assert {t.cls for t in folded.triggers} >= {"risk"}
     add(conn,
@@ -172,7 +172,7 @@ def test_sections_in_order_with_recounted_tokens(story):
     assert [m["content"] for m in by_section["memories"]] == ["[memory] prefers morning deliveries",
                                                              "[memory] lives on the 3rd floor"]
     (summary,) = by_section["summary"]
-    assert summary["content"].startswith("[summary v1 of events 1..6] ")
+    assert summary["content"].startswith("[summary v1 of events 1..6: what the omitted events established]\n")
     assert (ctx.version, ctx.cursor, ctx.limit, ctx.dropped_memories) == (1, 6, 1_000_000, 0)
     assert ctx.messages[0] == {"role": "system", "content": SYSTEM} and ctx.messages[-1]["content"] == CURRENT
 
@@ -202,7 +202,7 @@ def test_pinned_evidence_beside_the_summary_after_a_risk_fold(conn):
         ("tool_result", result(1)),                                       # 3: succeeded, irreversible
         ("tool_call", call(2, tool="charge", effect="irreversible")),     # 4
         ("tool_result", result(2, "timeout")))                            # 5: unknown
-    folded = pgctx.fold(conn, CID)
+    folded = pgctx.fold(conn, CID, budget=EAGER)
     assert folded.committed and folded.cursor == 5
     ctx = pgctx.build_context(conn, CID, budget=BIG, system=SYSTEM)
     by_section = check(conn, ctx)
@@ -223,7 +223,7 @@ def test_unknown_calls_tracked_in_the_summary_stay_pinned(conn):
         ("user", {"text": "refund 10086"}),                                # 1
         ("tool_call", call(1, tool="refund", effect="write")),            # 2
         ("tool_result", result(1, "timeout")))                            # 3: unknown
-    assert pgctx.fold(conn, CID).cursor == 3
+    assert pgctx.fold(conn, CID, budget=EAGER).cursor == 3
     add(conn, ("user", {"text": "any news?"}), ("assistant", {"text": "still checking"}))   # 4, 5
     second = pgctx.fold(conn, CID, force=True)
     assert second.committed and second.cursor == 5
@@ -231,8 +231,10 @@ def test_unknown_calls_tracked_in_the_summary_stay_pinned(conn):
     assert summary["tool_state"]["call-1"]["status"] == "unknown"
     ctx = pgctx.build_context(conn, CID, budget=BIG)
     check(conn, ctx)
-    # the second fold had no risk trigger, but the summary still tracks call-1 as unknown
-    assert dict(ctx.evidence) == {2: "call call-1 is unknown", 3: "call call-1 is unknown"}
+    # the second fold had no risk trigger of its own: the first fold's unknown outcome is still live
+    # (carried into the second fold's evidence), and the summary still tracks call-1 as unknown
+    risk = "risk: unknown outcome: refund (call call-1) - ask the service by idempotency key k-1"
+    assert dict(ctx.evidence) == {2: f"call call-1 is unknown; {risk}", 3: f"call call-1 is unknown; {risk}"}
 
 
 def test_unknown_call_inherited_by_a_branch_stays_pinned(conn):
@@ -242,12 +244,12 @@ def test_unknown_call_inherited_by_a_branch_stays_pinned(conn):
         ("user", {"text": "refund 10086"}),                                # 1
         ("tool_call", call(1, tool="refund", effect="irreversible")),     # 2
         ("tool_result", result(1, "timeout")))                            # 3: unknown
-    assert pgctx.fold(conn, CID).cursor == 3
+    assert pgctx.fold(conn, CID, budget=EAGER).cursor == 3
     source = pgctx.build_context(conn, CID, budget=BIG)
     assert [seq for seq, _ in source.evidence] == [2, 3]
     pgctx.fork_conversation(conn, CID, 3, "plan-b")
     branch = pgctx.build_context(conn, "plan-b", budget=BIG)
-    assert branch.cursor == 3 and '"status":"unknown"' in branch.messages[1]["content"]  # the inherited summary
+    assert branch.cursor == 3 and "refund [order_id=10086] irreversible: unknown" in branch.messages[1]["content"]
     assert [seq for seq, _ in branch.evidence] == [2, 3], branch.evidence
     assert all("call call-1 is unknown" in reason for _, reason in branch.evidence)
 
@@ -350,22 +352,24 @@ def test_fold_evidence_is_derived_at_insert_and_never_changes(conn):
         ("user", {"text": "refund 10086"}),                                # 1
         ("tool_call", call(1, tool="refund", effect="irreversible")),     # 2
         ("tool_result", result(1)))                                       # 3
-    assert pgctx.fold(conn, CID).committed
+    assert pgctx.fold(conn, CID, budget=EAGER).committed
     evidence = conn.execute("SELECT evidence FROM pgctx.checkpoints WHERE version = 1").fetchone()[0]
-    assert evidence == [{"seq": 2, "reason": "risk: irreversible side effect: refund (call call-1)"},
-                        {"seq": 3, "reason": "risk: irreversible side effect: refund (call call-1)"}]
+    refund = {"risk": {"risk": "irreversible", "call_id": "call-1"}, "seqs": [2, 3],
+              "reason": "risk: irreversible side effect: refund (call call-1)"}
+    assert evidence == [refund]
     # not even a superuser who bypasses nothing else can rewrite it
     with pytest.raises(psycopg.Error) as caught:
         conn.execute("UPDATE pgctx.checkpoints SET evidence = '[]' WHERE version = 1")
     assert caught.value.sqlstate == "PC112"
-    # a value supplied at insert is replaced by the derived one (the fold of 4..5 has no risk)
+    # a value supplied at insert is replaced by the derived one (the fold of 4..5 has no risk of its
+    # own, and carries the refund's: no subtask end or topic switch has closed it)
     add(conn, ("user", {"text": "thanks"}), ("assistant", {"text": "you are welcome"}))
     request = pgctx.folds.fold_request(conn, CID)
     summary = pgctx.BuiltinSummarizer().summarize(request)
     row = conn.execute(
         "INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,"
         " schema_version, summary, checksum, evidence)"
-        " SELECT %s, 2, 'PREPARED', 1, 3, 5, e.hash, 1, %s, pgctx.checkpoint_checksum(1, 5, e.hash, %s), %s"
+        " SELECT %s, 2, 'PREPARED', 1, 3, 5, e.hash, 2, %s, pgctx.checkpoint_checksum(2, 5, e.hash, %s), %s"
         " FROM pgctx.events e WHERE e.conversation_id = %s AND e.seq = 5 RETURNING evidence",
         (CID, Jsonb(summary), Jsonb(summary), Jsonb([{"seq": 1, "reason": "forged"}]), CID)).fetchone()
-    assert row[0] == []
+    assert row[0] == [refund]

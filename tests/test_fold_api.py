@@ -19,10 +19,11 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 import pgctx
 from pgctx import errors
 from pgctx.folding import Trigger
+from pgctx.summary import SCHEMA_VERSION
 from pgctx.messages import event_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest
 from pgctx.tokens import Budget, TokenCounter
-from tests.events import call, result
+from tests.events import EAGER, call, result
 
 CID = "order-10086"
 COUNTER = TokenCounter("o200k_base")  # the default model's encoding (gpt-4o-mini)
@@ -30,8 +31,8 @@ LOCK_KEY = "SELECT pg_try_advisory_xact_lock(hashtextextended('pgctx:fold:' || %
 
 
 def budget(threshold: int) -> Budget:
-    """A budget whose capacity threshold αB is exactly ``threshold``."""
-    return Budget(window=threshold, fixed_input=0, output=0, reasoning=0, margin=0, alpha=1)
+    """A budget whose capacity threshold αB is exactly ``threshold`` (no raw tail: folds reach the head)."""
+    return Budget(window=threshold, fixed_input=0, output=0, reasoning=0, margin=0, alpha=1, raw_tail=0)
 
 
 def add(conn, *events, cid: str = CID) -> list[int]:
@@ -105,7 +106,8 @@ def test_not_due_writes_nothing_and_force_folds(conn):
     forced = pgctx.fold(conn, CID, force=True)
     assert forced.committed and forced.reason == "committed"
     assert (forced.version, forced.cursor, forced.previous_version, forced.previous_cursor) == (1, 3, 0, 0)
-    assert (forced.attempts, forced.summarizer, forced.conflicts, forced.triggers) == (1, "pgctx-builtin/1", [], ())
+    assert (forced.attempts, forced.summarizer, forced.conflicts, forced.triggers) == (1, "pgctx-builtin/2", [], ())
+    assert forced.policy == "forced" and idle.policy == idle.reason == "not due: no capacity, structural or risk trigger"
     assert checkpoints(conn) == [(1, "COMMITTED", 0, 0, 3, None)]
     # after the fold: the summary's task state and summary message, nothing unfolded
     ctx = pgctx.build_context(conn, CID)
@@ -131,10 +133,14 @@ def test_token_sum_is_stored_at_append_and_summed_in_sql(conn):
     assert conn.execute("SELECT unfolded_tokens FROM pgctx.fold_status(%s)", (CID,)).fetchone()[0] == h
     assert conn.execute("SELECT sum(tokens) FROM pgctx.events WHERE conversation_id = %s", (CID,)).fetchone()[0] == h
     assert pgctx.fold(conn, CID, force=True).tokens_before == h
-    # an event appended through SQL has no count: the capacity reason says so instead of guessing
+    # an event appended through SQL has no count: the capacity reason says so instead of guessing;
+    # the committed summary's stored count is part of the history's size
     conn.execute("SELECT pgctx.append_event(%s, 'user', %s)", (CID, Jsonb({"text": "from psql"})))
+    s = conn.execute("SELECT tokens FROM pgctx.checkpoints WHERE conversation_id = %s", (CID,)).fetchone()[0]
+    assert s > 0
     assert sql_triggers(conn, capacity=-1) == {
-        ("capacity", "unfolded history is 0 tokens, over the threshold -1 (1 events have no token count)", ())}
+        ("capacity", f"summary and unfolded history are {s} + 0 = {s} tokens, over the threshold -1"
+                     " (1 events have no token count)", ())}
 
 
 def test_capacity_trigger_fires_over_alpha_b(conn):
@@ -148,7 +154,7 @@ def test_capacity_trigger_fires_over_alpha_b(conn):
 
     capacity = ("capacity", f"unfolded history is {h} tokens, over the threshold {h - 1}", ())
     assert sql_triggers(conn, capacity=h - 1) == {capacity}
-    half = Budget(window=2 * h - 1, fixed_input=0, output=0, reasoning=0, margin=0, alpha=0.5)
+    half = Budget(window=2 * h - 1, fixed_input=0, output=0, reasoning=0, margin=0, alpha=0.5, raw_tail=0)
     assert half.threshold == h - 1
     over = pgctx.fold(conn, CID, budget=half)
     assert over.committed and over.cursor == 6
@@ -188,7 +194,7 @@ def test_structural_triggers_with_reason_and_evidence(conn):
     for name, (events, expected) in STRUCTURAL.items():
         add(conn, ("user", {"text": f"case {name}"}), *events, cid=name)
         assert sql_triggers(conn, name) == expected, name
-        done = pgctx.fold(conn, name)
+        done = pgctx.fold(conn, name, budget=EAGER)
         assert as_set(done.triggers) == expected, name
         assert done.committed == bool(expected), name
         if expected:
@@ -225,7 +231,7 @@ def test_risk_triggers_with_reason_and_evidence(conn):
         add(conn, ("user", {"text": f"case {name}"}), *events, cid=name)
         risks = {t for t in sql_triggers(conn, name) if t[0] == "risk"}
         assert risks == expected, name
-        done = pgctx.fold(conn, name)
+        done = pgctx.fold(conn, name, budget=EAGER)
         assert {t for t in as_set(done.triggers) if t[0] == "risk"} == expected, name
         if expected:
             assert done.committed, name
@@ -236,7 +242,7 @@ def test_risk_triggers_with_reason_and_evidence(conn):
     expected = {("risk", "restart recovery", (3,)),
                 ("risk", "unknown outcome: update_order (call call-1) - ask the service by idempotency key k-1", (2,))}
     assert {t for t in sql_triggers(conn, "recovery") if t[0] == "risk"} == expected
-    done = pgctx.fold(conn, "recovery")
+    done = pgctx.fold(conn, "recovery", budget=EAGER)
     assert done.committed and {t for t in as_set(done.triggers) if t[0] == "risk"} == expected
 
 
@@ -244,7 +250,7 @@ def test_trigger_evidence_is_always_event_seqs(conn):
     """Evidence names events: a call that became unknown at a recovery has no answer to cite."""
     add(conn, ("user", {"text": "case recovery"}), ("tool_call", call(1)))
     pgctx.recover(conn, CID)
-    for trigger in pgctx.fold(conn, CID).triggers:
+    for trigger in pgctx.fold(conn, CID, budget=EAGER).triggers:
         assert trigger.evidence and all(isinstance(seq, int) and 1 <= seq <= 3 for seq in trigger.evidence), trigger
 
 
@@ -266,7 +272,7 @@ def test_fold_stops_before_a_waiting_call_and_takes_it_with_its_result(conn):
 
     add(conn, ("tool_result", result(1)))                          # 6
     recorder = Recording()
-    second = pgctx.fold(conn, CID, summarizer=recorder)
+    second = pgctx.fold(conn, CID, summarizer=recorder, budget=EAGER)
     assert second.committed and (second.previous_cursor, second.cursor) == (1, 6)
     assert [e.seq for e in recorder.requests[0].events] == [2, 3, 4, 5, 6]
     state = pgctx.committed_fold(conn, CID).summary["tool_state"]
@@ -286,7 +292,7 @@ def test_an_approval_is_never_separated_from_the_goal_it_scopes(conn):
     assert first.committed and first.cursor == 1
     add(conn, ("tool_result", result(1)),                                                  # 6
         ("approval", {"approval_id": "a1", "status": "granted"}))                          # 7
-    second = pgctx.fold(conn, CID)
+    second = pgctx.fold(conn, CID, budget=EAGER)
     assert second.committed and second.cursor == 7
     for version, *_, cursor, _ in checkpoints(conn):
         assert not 2 <= cursor < 5, f"fold {version} ends at {cursor}, between the goal and its approval"
@@ -313,7 +319,7 @@ def test_summarizer_gets_only_previous_summary_new_events_and_must_keep(conn):
     add(conn, ("user", {"text": "move 10086 to tomorrow"}), ("tool_call", call(1)),
         ("tool_result", result(1, "timeout")), ("assistant", {"text": "the carrier timed out"}))
     recorder = Recording()
-    assert pgctx.fold(conn, CID, summarizer=recorder).cursor == 4
+    assert pgctx.fold(conn, CID, summarizer=recorder, budget=EAGER).cursor == 4
     first = recorder.requests[0]
     assert (first.from_seq, first.to_seq, first.base_version, first.previous_summary) == (0, 4, 0, None)
     assert [e.seq for e in first.events] == [1, 2, 3, 4]
@@ -321,7 +327,7 @@ def test_summarizer_gets_only_previous_summary_new_events_and_must_keep(conn):
 
     add(conn, ("user", {"text": "try again please"}), ("status_query", {"call_id": "call-1", "outcome": "succeeded"}),
         ("tool_call", call(2)), ("tool_result", result(2)))
-    second = pgctx.fold(conn, CID, summarizer=recorder)
+    second = pgctx.fold(conn, CID, summarizer=recorder, force=True)  # (4 events: not worth a fold by policy)
     assert second.committed and second.summarizer == "recording/1"
     request = recorder.requests[1]
     assert (request.from_seq, request.to_seq, request.base_version) == (4, 8, 1)
@@ -334,7 +340,8 @@ def test_summarizer_gets_only_previous_summary_new_events_and_must_keep(conn):
 
 
 def test_each_request_carries_the_registered_schema_as_its_own_copy(conn):
-    registered = conn.execute("SELECT schema FROM pgctx.summary_schemas WHERE schema_version = 1").fetchone()[0]
+    registered = conn.execute("SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s",
+                              (SCHEMA_VERSION,)).fetchone()[0]
 
     class Trimming(Recording):
         def summarize(self, request):
@@ -358,7 +365,7 @@ def test_a_summarizer_may_return_a_summary_model(conn):
         def summarize(self, request):
             return pgctx.Summary.model_validate(BuiltinSummarizer().summarize(request))
 
-    done = pgctx.fold(conn, CID, summarizer=Typed())
+    done = pgctx.fold(conn, CID, summarizer=Typed(), budget=EAGER)
     assert done.committed and pgctx.committed_fold(conn, CID).summary["tool_state"]["call-1"]["request_id"] == "req-1"
 
 
@@ -405,14 +412,14 @@ def test_failure_leaves_everything_as_it_was(conn, name):
     change, error, reason = FAILURES[name]
     add(conn, ("user", {"text": "move 10086, then refund the fee"}), ("tool_call", call(1)),
         ("tool_result", result(1)), ("assistant", {"text": "moved"}))
-    assert pgctx.fold(conn, CID).committed
+    assert pgctx.fold(conn, CID, budget=EAGER).committed
     add(conn, ("user", {"text": "now the refund"}),
         ("tool_call", call(2, tool="refund", effect="irreversible")), ("tool_result", result(2, "timeout")))
     before = snapshot(conn)
     committed = pgctx.committed_fold(conn, CID)
 
     with pytest.raises(error) as info:
-        pgctx.fold(conn, CID, summarizer=Recording(change))
+        pgctx.fold(conn, CID, summarizer=Recording(change), budget=EAGER)
 
     if reason is not None:
         assert info.value.reason == reason
@@ -425,7 +432,7 @@ def test_failure_leaves_everything_as_it_was(conn, name):
         "SELECT (SELECT count(*) FROM pgctx.checkpoints WHERE summary::text LIKE '%%LEAK-MARKER%%')"
         " + (SELECT count(*) FROM pgctx.events WHERE payload::text LIKE '%%LEAK-MARKER%%')").fetchone()
     assert leaked == (0,)
-    assert pgctx.fold(conn, CID).committed  # the built-in summarizer still folds the same range
+    assert pgctx.fold(conn, CID, budget=EAGER).committed  # the built-in summarizer still folds the same range
 
 
 # --------------------------------------------------------------------------------------------
@@ -434,22 +441,35 @@ def test_failure_leaves_everything_as_it_was(conn, name):
 
 class Interfering(Recording):
     """While summarizing, lets another connection fold the same conversation first (and append an
-    event, so there is something left to fold), on the calls listed in ``on``. Records whether the
-    fold serialization lock was free at each call."""
+    event, so there is something left to fold), on the calls listed in ``on``: up to the head
+    (forced), or to the cursor ``upto`` names for that call. Records whether the fold
+    serialization lock was free at each call."""
 
-    def __init__(self, dsn: str, cid: str = CID, on: tuple[int, ...] = (1,), login: dict | None = None):
+    def __init__(self, dsn: str, cid: str = CID, on: tuple[int, ...] = (1,), login: dict | None = None,
+                 upto: dict[int, int] | None = None):
         super().__init__()
-        self.dsn, self.cid, self.on, self.login = dsn, cid, on, login or {}
+        self.dsn, self.cid, self.on, self.login, self.upto = dsn, cid, on, login or {}, upto or {}
         self.lock_free: list[bool] = []
         self.other_versions: list[int] = []
 
     def summarize(self, request):
+        n = len(self.requests) + 1
         with psycopg.connect(self.dsn, autocommit=True, **self.login) as other:
             self.lock_free.append(other.execute(LOCK_KEY, (self.cid,)).fetchone()[0])
-            if len(self.requests) + 1 in self.on:
-                self.other_versions.append(pgctx.fold(other, self.cid, force=True).version)
-                pgctx.append(other, self.cid, "user", {"text": f"meanwhile {len(self.requests)}"})
+            if n in self.on:
+                self.other_versions.append(fold_to(other, self.cid, self.upto[n]) if n in self.upto
+                                           else pgctx.fold(other, self.cid, force=True).version)
+                pgctx.append(other, self.cid, "user", {"text": f"meanwhile {n}"})
         return super().summarize(request)
+
+
+def fold_to(conn, cid: str, cursor: int) -> int:
+    """Fold the committed cursor+1..cursor by hand (prepare and commit); the new version."""
+    request = pgctx.folds.fold_request(conn, cid, cursor)
+    version = pgctx.prepare_fold(conn, cid, expected_version=request.base_version, expected_cursor=request.from_seq,
+                                 new_cursor=cursor, summary=BuiltinSummarizer().summarize(request))
+    pgctx.commit_fold(conn, cid, version)
+    return version
 
 
 def story(conn, cid: str = CID) -> None:
@@ -457,23 +477,34 @@ def story(conn, cid: str = CID) -> None:
         ("assistant", {"text": "moved"}), cid=cid)
 
 
-def test_lost_race_rereads_and_commits_on_the_new_base(conn, dsn):
+def test_a_lost_race_that_the_winner_covered_returns_covered(conn, dsn):
     story(conn)
-    loser = Interfering(dsn)
+    loser = Interfering(dsn)  # the other folder commits 1..4, what this one meant to fold, and appends 5
     done = pgctx.fold(conn, CID, summarizer=loser, force=True)  # the retry mechanics, not the trigger
-    assert loser.other_versions == [1]
+    assert loser.other_versions == [1] and len(loser.requests) == 1  # no second summarizer call
+    assert not done.committed and done.attempts == 2
+    assert len(done.conflicts) == 1 and "fold conflict" in done.conflicts[0]
+    assert done.reason == "covered: a concurrent fold committed version 1 up to event 4"
+    assert (done.version, done.cursor) == (1, 4)
+    assert checkpoints(conn) == [(1, "COMMITTED", 0, 0, 4, None)]
+
+
+def test_a_lost_race_rereads_and_commits_the_rest_on_the_new_base(conn, dsn):
+    story(conn)
+    loser = Interfering(dsn, upto={1: 3})  # the other folder commits only 1..3, and appends 5
+    done = pgctx.fold(conn, CID, summarizer=loser, force=True)
     assert done.committed and done.attempts == 2
     assert len(done.conflicts) == 1 and "fold conflict" in done.conflicts[0]
     assert (done.version, done.cursor) == (2, 5)
     # the committed fold continues the one that won, from its cursor
-    assert checkpoints(conn) == [(1, "COMMITTED", 0, 0, 4, None), (2, "COMMITTED", 1, 4, 5, None)]
-    assert [r.from_seq for r in loser.requests] == [0, 4]
+    assert checkpoints(conn) == [(1, "COMMITTED", 0, 0, 3, None), (2, "COMMITTED", 1, 3, 5, None)]
+    assert [r.from_seq for r in loser.requests] == [0, 3]
     assert loser.requests[1].previous_summary == conn.execute(
         "SELECT summary FROM pgctx.checkpoints WHERE version = 1").fetchone()[0]
     assert pgctx.verify(conn, CID).ok
 
 
-def test_two_threads_racing_one_wins_the_other_retries(conn, dsn):
+def test_two_threads_racing_one_wins_the_other_is_covered(conn, dsn):
     story(conn)
     barrier = threading.Barrier(2, timeout=30)
     results: dict[str, object] = {}
@@ -501,12 +532,13 @@ def test_two_threads_racing_one_wins_the_other_retries(conn, dsn):
     winner, loser = sorted(results.values(), key=lambda r: getattr(r, "attempts", 0))
     assert isinstance(winner, pgctx.FoldResult) and isinstance(loser, pgctx.FoldResult), results
     assert (winner.committed, winner.attempts, winner.conflicts, winner.cursor) == (True, 1, [], 4)
-    assert loser.committed and loser.attempts == 2 and len(loser.conflicts) == 1
-    assert loser.version > winner.version and loser.cursor == 6
+    # both meant to fold 1..4 (what they read): the loser's range was covered, nothing is lost
+    assert not loser.committed and loser.attempts == 2 and len(loser.conflicts) == 1
+    assert loser.reason.startswith("covered") and loser.cursor == 4
     rows = checkpoints(conn)
-    assert [r for r in rows if r[1] == "COMMITTED"] == [(winner.version, "COMMITTED", 0, 0, 4, None),
-                                                        (loser.version, "COMMITTED", winner.version, 4, 6, None)]
+    assert [r for r in rows if r[1] == "COMMITTED"] == [(winner.version, "COMMITTED", 0, 0, 4, None)]
     assert all(r[1] == "DISCARDED" for r in rows if r[1] != "COMMITTED")
+    assert pgctx.build_context(conn, CID).cursor == 4 and head(conn) == 6
 
 
 class CommitInterposer(psycopg.Connection):
@@ -527,7 +559,7 @@ def test_conflict_with_one_attempt_raises_and_discards_the_candidate(conn, dsn):
     with CommitInterposer.connect(dsn, autocommit=True) as folder, psycopg.connect(dsn, autocommit=True) as other:
         folder.before_commit = lambda: pgctx.fold(other, CID, force=True)
         with pytest.raises(errors.FoldConflict):
-            pgctx.fold(folder, CID, attempts=1)
+            pgctx.fold(folder, CID, attempts=1, budget=EAGER)
         assert folder.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     (mine, theirs) = checkpoints(conn)
     assert mine[:5] == (1, "DISCARDED", 0, 0, 4) and mine[5]  # with its reason
@@ -546,45 +578,91 @@ def test_conflict_with_one_attempt_raises_and_discards_the_candidate(conn, dsn):
 def test_conflict_between_prepare_and_commit_is_retried(conn, dsn):
     story(conn)
     with CommitInterposer.connect(dsn, autocommit=True) as folder, psycopg.connect(dsn, autocommit=True) as other:
-        def other_folds_and_appends():
-            pgctx.fold(other, CID, force=True)
+        def other_folds_part_and_appends():
+            fold_to(other, CID, 3)
             pgctx.append(other, CID, "user", {"text": "meanwhile"})
 
-        folder.before_commit = other_folds_and_appends
+        folder.before_commit = other_folds_part_and_appends
         done = pgctx.fold(folder, CID, force=True)
     assert done.committed and done.attempts == 2 and "discarded" in done.conflicts[0]
     assert checkpoints(conn) == [(1, "DISCARDED", 0, 0, 4, checkpoints(conn)[0][5]),
-                                 (2, "COMMITTED", 0, 0, 4, None), (3, "COMMITTED", 2, 4, 5, None)]
+                                 (2, "COMMITTED", 0, 0, 3, None), (3, "COMMITTED", 2, 3, 5, None)]
 
 
 def test_last_attempt_serializes_with_the_advisory_lock(conn, dsn):
     story(conn)
-    three = Interfering(dsn, on=(1, 2))
+    # attempts 1 and 2 lose to folds that cover less than they meant (1..3, then 4), attempt 3 wins
+    three = Interfering(dsn, on=(1, 2), upto={1: 3, 2: 4})
     done = pgctx.fold(conn, CID, summarizer=three, attempts=3, force=True)
     assert done.committed and done.attempts == 3 and len(done.conflicts) == 2
     # the lock is free during the first two attempts and held by the third, serialized one
     assert three.lock_free == [True, True, False]
     assert conn.execute(LOCK_KEY, (CID,)).fetchone()[0]  # released when it committed
     assert conn.execute("SELECT pgctx.serialize_folds(%s)", (CID,)).fetchone() == (None,)
-    assert checkpoints(conn)[-1] == (done.version, "COMMITTED", done.version - 1, 5, 6, None)
+    assert checkpoints(conn)[-1] == (done.version, "COMMITTED", done.version - 1, 4, 6, None)
 
     # a single attempt never takes the lock
     add(conn, ("tool_call", call(2)), ("tool_result", result(2)))
     one = Interfering(dsn, on=())
-    assert pgctx.fold(conn, CID, summarizer=one, attempts=1).committed and one.lock_free == [True]
+    assert pgctx.fold(conn, CID, summarizer=one, attempts=1, force=True).committed and one.lock_free == [True]
 
 
-def test_conflict_on_the_serialized_attempt_raises_and_releases_the_lock(conn, dsn):
+def test_the_serialized_attempt_cannot_be_overtaken(conn, dsn):
+    """While the last attempt holds the fold lock, every other prepare and recover of the
+    conversation waits for it (here: gives up at its lock timeout), so the attempt commits."""
     story(conn)
-    always = Interfering(dsn, on=(1, 2))
-    before = checkpoints(conn)
+    waited: list[tuple[str, str]] = []
+
+    class Contender(Recording):
+        def summarize(self, request):
+            with psycopg.connect(dsn, autocommit=True) as other:
+                if not self.requests:  # the first attempt loses to a fold of 1..3
+                    fold_to(other, CID, 3)
+                    pgctx.append(other, CID, "user", {"text": "meanwhile"})
+                else:  # the serialized attempt: the others wait
+                    other.execute("SET lock_timeout = '200ms'")
+                    for name, attempt in (("prepare", lambda: fold_to(other, CID, 4)),
+                                          ("recover", lambda: pgctx.recover(other, CID))):
+                        try:
+                            attempt()
+                        except psycopg.Error as exc:
+                            waited.append((name, exc.sqlstate))
+            return super().summarize(request)
+
+    done = pgctx.fold(conn, CID, summarizer=Contender(), attempts=2, force=True)
+    assert waited == [("prepare", "55P03"), ("recover", "55P03")]  # lock_not_available
+    assert done.committed and done.attempts == 2 and (done.previous_cursor, done.cursor) == (3, 5)
+
+
+def test_only_a_plain_update_by_the_owner_can_overtake_the_serialized_attempt(conn, dsn):
+    """The stated limit: a checkpoint committed by a plain UPDATE (the owner, no function) takes no
+    fold lock, so even the serialized attempt can lose; it raises FoldConflict and releases the lock."""
+    story(conn)
+    fold_to(conn, CID, 3)  # version 1 committed: 1..3
+    request = pgctx.folds.fold_request(conn, CID, 4)
+    second = pgctx.prepare_fold(conn, CID, expected_version=1, expected_cursor=3, new_cursor=4,
+                                summary=BuiltinSummarizer().summarize(request))
+    add(conn, ("user", {"text": "one more"}))  # 5
+    third: list[int] = []
+
+    class OwnerCommits(Recording):
+        def summarize(self, request):
+            with psycopg.connect(dsn, autocommit=True) as owner:
+                commit = "UPDATE pgctx.checkpoints SET phase = 'COMMITTED' WHERE conversation_id = %s AND version = %s"
+                if not self.requests:  # first attempt: commit 4 by hand, and prepare 5 on it
+                    owner.execute(commit, (CID, second))
+                    later = pgctx.folds.fold_request(owner, CID, 5)
+                    third.append(pgctx.prepare_fold(owner, CID, expected_version=second, expected_cursor=4,
+                                                    new_cursor=5, summary=BuiltinSummarizer().summarize(later)))
+                else:  # the serialized attempt: a plain UPDATE needs no lock
+                    owner.execute(commit, (CID, third[0]))
+            return super().summarize(request)
+
     with pytest.raises(errors.FoldConflict):
-        pgctx.fold(conn, CID, summarizer=always, attempts=2, force=True)
-    assert always.lock_free == [True, False]
+        pgctx.fold(conn, CID, summarizer=OwnerCommits(), attempts=2, force=True)
     assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-    assert conn.execute(LOCK_KEY, (CID,)).fetchone()[0]
-    assert len(checkpoints(conn)) == len(before) + 2  # the other folder's two commits, nothing of ours
-    assert all(phase == "COMMITTED" for _, phase, *_ in checkpoints(conn))
+    assert conn.execute(LOCK_KEY, (CID,)).fetchone()[0]  # released
+    assert pgctx.committed_fold(conn, CID).version == third[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -612,7 +690,7 @@ async def async_story(target, cid: str) -> dict:
     for kind, payload in SCRIPT:
         await pgctx.append(target, cid, kind, payload)
     summarizer = AsyncRecording()
-    folded = await pgctx.fold(target, cid, summarizer=summarizer)
+    folded = await pgctx.fold(target, cid, summarizer=summarizer, budget=EAGER)
     ctx = await pgctx.build_context(target, cid)
     report = await pgctx.verify(target, cid)
     recovered = await pgctx.recover(target, cid)
@@ -631,7 +709,7 @@ async def async_story(target, cid: str) -> dict:
 
 def sync_story(target, cid: str) -> dict:
     add(target, *SCRIPT, cid=cid)
-    folded = pgctx.fold(target, cid)
+    folded = pgctx.fold(target, cid, budget=EAGER)
     ctx = pgctx.build_context(target, cid)
     report = pgctx.verify(target, cid)
     recovered = pgctx.recover(target, cid)
@@ -684,14 +762,14 @@ def test_async_connection_and_pools_give_the_same_results(conn, dsn):
 def test_least_privileged_app_role_folds_and_builds_context(conn, dsn, connect_as, roles):
     app = connect_as(roles.app)
     add(app, *SCRIPT)
-    done = pgctx.fold(app, CID)
+    done = pgctx.fold(app, CID, budget=EAGER)
     assert done.committed and done.cursor == 3
     ctx = pgctx.build_context(app, CID, system="be careful", current_message="did it work?")
     assert ctx.version == 1 and [seq for seq, _ in ctx.evidence] == [2, 3]
     assert [r.outcome for r in pgctx.reconcile(app, CID, lambda c: {"outcome": "succeeded"})] == ["succeeded"]
     # the retry path and its serialization lock work for the app role too
-    add(app, ("user", {"text": "thanks"}))
-    racer = Interfering(dsn, on=(1,), login={"user": roles.app, "password": roles.password})
+    add(app, ("user", {"text": "thanks"}), ("assistant", {"text": "you are welcome"}))
+    racer = Interfering(dsn, on=(1,), login={"user": roles.app, "password": roles.password}, upto={1: 4})
     again = pgctx.fold(app, CID, summarizer=racer, force=True, attempts=2)
     assert again.committed and again.attempts == 2 and racer.lock_free == [True, False]
     assert conn.execute("SELECT DISTINCT prepared_by::text FROM pgctx.checkpoints").fetchall() == [(roles.app,)]
@@ -700,10 +778,10 @@ def test_least_privileged_app_role_folds_and_builds_context(conn, dsn, connect_a
 def test_after_a_lost_race_with_nothing_left_due_the_fold_is_not_repeated(conn, dsn):
     story(conn)
     loser = Interfering(dsn)  # another folder commits 1..4 while this one summarizes
-    done = pgctx.fold(conn, CID, summarizer=loser)
+    done = pgctx.fold(conn, CID, summarizer=loser, budget=EAGER)
     assert loser.other_versions == [1]
-    # the one event left (a user message) fires no trigger: no second model call, no second fold
+    # the other fold covered the range: no second model call, no second fold
     assert not done.committed and done.attempts == 2 and len(loser.requests) == 1
-    assert done.reason == "not due after a concurrent fold committed version 1: no trigger left"
+    assert done.reason == "covered: a concurrent fold committed version 1 up to event 4"
     assert (done.previous_version, done.previous_cursor, done.version, done.cursor) == (1, 4, 1, 4)
     assert checkpoints(conn)[-1][:2] == (1, "COMMITTED")

@@ -66,7 +66,8 @@ def history(conn, layout: str, cid: str = CID) -> int:
 
 
 def summary_upto(conn, cursor: int, goal: str = "keep orders up to date", cid: str = CID) -> dict:
-    """A valid summary of events 1..cursor, built from the raw events (succeeded calls only)."""
+    """A valid version 1 summary of events 1..cursor, built from the raw events (succeeded calls only).
+    (The state machine folds every registered version alike; tests/test_folds.py runs each rule for each.)"""
     rows = conn.execute(
         "SELECT seq, kind, payload FROM pgctx.events WHERE conversation_id = %s AND seq <= %s ORDER BY seq",
         (cid, cursor),
@@ -104,7 +105,7 @@ def prepare(conn, cursor: int, goal: str = "keep orders up to date", cid: str = 
     """Prepare a valid fold on the committed fold, covering up to cursor; its version."""
     head = pgctx.committed_fold(conn, cid)
     return pgctx.prepare_fold(conn, cid, expected_version=head.version, expected_cursor=head.cursor,
-                              new_cursor=cursor, summary=summary_upto(conn, cursor, goal, cid))
+                              new_cursor=cursor, summary=summary_upto(conn, cursor, goal, cid), schema_version=1)
 
 
 def fold(conn, cursor: int, cid: str = CID) -> int:
@@ -364,7 +365,8 @@ dsn, cid, cursor, summary, in_transaction = sys.argv[1], sys.argv[2], int(sys.ar
 conn = psycopg.connect(dsn, autocommit=True)
 if in_transaction:
     conn.execute("BEGIN")
-version = pgctx.prepare_fold(conn, cid, expected_version=0, expected_cursor=0, new_cursor=cursor, summary=summary)
+version = pgctx.prepare_fold(conn, cid, expected_version=0, expected_cursor=0, new_cursor=cursor, summary=summary,
+                             schema_version=1)
 print(version, conn.info.backend_pid, conn.info.transaction_status.name, flush=True)
 time.sleep(600)
 """
@@ -462,7 +464,7 @@ def test_tamper_below_committed_folds_falls_back(conn, resume, bad_seq, fallback
     assert_quiet_rerun(conn)
     with pytest.raises(ChainBroken) as caught:
         pgctx.prepare_fold(conn, CID, expected_version=version, expected_cursor=cursor, new_cursor=8,
-                           summary=summary_upto(conn, 8))
+                           summary=summary_upto(conn, 8), schema_version=1)
     assert caught.value.__cause__.sqlstate == "PC110"
     assert fold_head(conn)[:2] == fallback
 

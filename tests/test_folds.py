@@ -9,6 +9,10 @@ The scripted conversation (``Story``): 1 user goal, 2 a tool call (idempotency k
 none yet), 4 an assistant reply, then an optional tail. ``Story.summary`` writes the summary
 that passes every rule for it, so each refusal below changes exactly one thing, and checks
 that the unchanged summary is accepted and that only the expected rule is reported.
+
+Every test runs once per registered summary schema_version (the ``version`` fixture): every rule
+holds for each, and ``Story.summary`` writes each version's shape. What only version 2 has
+(bounded tool state, subjects, the user's words) is tested in tests/test_summary_v2.py.
 """
 
 from __future__ import annotations
@@ -30,9 +34,10 @@ import pgctx
 from pgctx import errors
 from pgctx.canonical import canonical_json
 from pgctx.folds import CommittedFold
-from pgctx.summary import Summary, json_schema
+from pgctx.summary import MODELS, json_schema
 
 CID = "order-10086"
+VERSION = 1  # the schema_version under test, set by the ``version`` fixture
 INSUFFICIENT_PRIVILEGE = "42501"
 EVENT_TRIGGERS = ("events_chain", "events_refuse_change", "events_refuse_truncate")
 
@@ -117,8 +122,10 @@ class Story:
                 pending.append({"action": f"wait for approval {payload['approval_id']}", "blocking": True,
                                 "source_event_ids": [seq]})
         done = status not in ("running", "unknown")
-        return {
-            "schema_version": 1,
+        if VERSION >= 2:
+            state["subject"] = "order_id=10086"
+        summary = {
+            "schema_version": VERSION,
             "task": {"goal": "move the delivery date", "status": status},
             "facts": facts,
             "decisions": [{"decision": "use the carrier's API", "status": "active", "source_event_ids": [2]}],
@@ -131,9 +138,30 @@ class Story:
             "omitted_event_range": {"from": 1, "to": last},
             "last_event_id": last,
         }
+        if VERSION >= 2:  # the goal cites its event; constraints and the user's words cite theirs
+            summary["task"]["source_event_ids"] = [1]
+            summary["constraints"] = [{"text": c, "source_event_ids": [2]} for c in summary["constraints"]]
+            summary["user_requests"] = [{"text": GOAL["text"], "source_event_ids": [1]}]
+        return summary
 
 
 BASE = Story()
+
+
+@pytest.fixture(autouse=True, params=sorted(MODELS), ids=lambda v: f"v{v}")
+def version(request) -> int:
+    global VERSION
+    VERSION = request.param
+    return VERSION
+
+
+def prepare_fold(conn, cid, **fold) -> int:
+    """pgctx.prepare_fold of the schema_version under test (unless the test names one)."""
+    return pgctx.prepare_fold(conn, cid, **{"schema_version": VERSION, **fold})
+
+
+def fold_violations(conn, cid, **fold) -> list[tuple[str, str]]:
+    return pgctx.fold_violations(conn, cid, **{"schema_version": VERSION, **fold})
 
 
 def valid_summary(outcome: str | None = "succeeded", tail: tuple = (), last: int | None = None) -> dict:
@@ -206,7 +234,7 @@ def convo(tell) -> Story:
 def fold_first(conn, story: Story, then: tuple = SECOND) -> None:
     """Commit version 1 = story.summary() over the story's events, then append ``then``."""
     n = len(story.events())
-    version = pgctx.prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=n,
+    version = prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=n,
                                  summary=story.summary())
     assert pgctx.commit_fold(conn, CID, version) == n
     if then:
@@ -256,10 +284,10 @@ def assert_refused(conn, code: str, *attempts: Callable[[], object]) -> list[Exc
     return raised
 
 
-def prepare_sql(conn, *, expected_version, expected_cursor, new_cursor, summary, schema_version=1) -> int:
+def prepare_sql(conn, *, expected_version, expected_cursor, new_cursor, summary, schema_version=None) -> int:
     return conn.execute(
         "SELECT pgctx.prepare_fold(%s, %s, %s, %s, %s, %s)",
-        (CID, expected_version, expected_cursor, new_cursor, Jsonb(summary), schema_version),
+        (CID, expected_version, expected_cursor, new_cursor, Jsonb(summary), schema_version or VERSION),
     ).fetchone()[0]
 
 
@@ -269,11 +297,11 @@ def head(conn) -> tuple[int, int]:
     return tuple(row) if row else (0, 0)
 
 
-def violations_sql(conn, *, new_cursor, summary, schema_version=1) -> list[tuple[str, str]]:
+def violations_sql(conn, *, new_cursor, summary, schema_version=None) -> list[tuple[str, str]]:
     version, cursor = head(conn)
     return conn.execute(
         "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s)",
-        (CID, version, cursor, new_cursor, Jsonb(summary), schema_version),
+        (CID, version, cursor, new_cursor, Jsonb(summary), schema_version or VERSION),
     ).fetchall()
 
 
@@ -281,7 +309,7 @@ def violations(conn, *, new_cursor, summary) -> list[tuple[str, str]]:
     """fold_violations against the committed fold, through SQL and Python (which must agree)."""
     version, cursor = head(conn)
     through_sql = [tuple(v) for v in violations_sql(conn, new_cursor=new_cursor, summary=summary)]
-    through_python = pgctx.fold_violations(conn, CID, base_version=version, base_cursor=cursor,
+    through_python = fold_violations(conn, CID, base_version=version, base_cursor=cursor,
                                            new_cursor=new_cursor, summary=summary)
     assert through_python == through_sql
     return through_sql
@@ -293,7 +321,7 @@ def assert_prepare_refused(conn, code: str, *, only: bool = True, **fold) -> lis
     ``only``: fold_violations names this rule and no other (the candidate breaks one rule).
     """
     raised = assert_refused(conn, code, lambda: prepare_sql(conn, **fold),
-                            lambda: pgctx.prepare_fold(conn, CID, **fold))
+                            lambda: prepare_fold(conn, CID, **fold))
     if only:
         codes = {c for c, _ in violations(conn, new_cursor=fold["new_cursor"], summary=fold["summary"])}
         assert codes == {code}
@@ -313,7 +341,7 @@ def assert_mutation_refused(conn, code: str, good: dict, mutate: Callable[[dict]
 
 
 def python_checksum(cursor: int, chain_hash: bytes, summary: dict) -> bytes:
-    document = {"schema_version": 1, "cursor": cursor, "chain_hash": chain_hash.hex(), "summary": summary}
+    document = {"schema_version": VERSION, "cursor": cursor, "chain_hash": chain_hash.hex(), "summary": summary}
     return hashlib.sha256(b"pgctx:checkpoint:v1" + canonical_json(document).encode()).digest()
 
 
@@ -365,13 +393,14 @@ def tamper(conn, seq: int, change: str = "payload = payload || '{\"tampered\": t
 
 
 def test_registered_schema_is_the_model_schema(conn):
-    registered = conn.execute("SELECT schema FROM pgctx.summary_schemas WHERE schema_version = 1").fetchone()[0]
-    assert registered == json.loads(json.dumps(json_schema()))
+    registered = conn.execute("SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s",
+                              (VERSION,)).fetchone()[0]
+    assert registered == json.loads(json.dumps(json_schema(VERSION)))
 
 
 def test_the_test_summaries_are_valid_for_the_model():
     for summary in (BASE.summary(), second_summary(), valid_summary("failed"), valid_summary(None)):
-        Summary.model_validate_json(json.dumps(summary), strict=True)
+        MODELS[VERSION].model_validate_json(json.dumps(summary), strict=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,7 +421,7 @@ def test_prepare_commit_and_fold_again(conn, convo):
     append(conn, SECOND)
     second = second_summary()
     assert violations(conn, new_cursor=8, summary=second) == []
-    version = pgctx.prepare_fold(conn, CID, expected_version=1, expected_cursor=4, new_cursor=8, summary=second,
+    version = prepare_fold(conn, CID, expected_version=1, expected_cursor=4, new_cursor=8, summary=second,
                                  summarizer="test-model")
     assert version == 2
     assert pgctx.commit_fold(conn, CID, version) == 8
@@ -410,11 +439,11 @@ def test_prepare_commit_and_fold_again(conn, convo):
 def test_python_api_accepts_the_pydantic_model(conn, convo, change):
     # Fact.value may be null (Scalar includes None) but is required by the schema
     summary = fact_edit("delivery_slot", **change)(BASE.summary())
-    model = Summary.model_validate(summary)
-    version = pgctx.prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=4, summary=model)
+    model = MODELS[VERSION].model_validate(summary)
+    version = prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=4, summary=model)
     assert pgctx.commit_fold(conn, CID, version) == 4
     stored = committed_fold(conn).summary
-    assert Summary.model_validate(stored) == model
+    assert MODELS[VERSION].model_validate(stored) == model
     assert_committed(conn, version, 4, stored)
 
 
@@ -431,7 +460,7 @@ def test_pc100_expected_version_is_not_the_committed_one(conn, convo, expected_v
 
 def test_pc100_after_someone_else_committed(conn, dsn, convo):
     with psycopg.connect(dsn, autocommit=True) as other:
-        version = pgctx.prepare_fold(other, CID, expected_version=0, expected_cursor=0, new_cursor=4,
+        version = prepare_fold(other, CID, expected_version=0, expected_cursor=0, new_cursor=4,
                                      summary=BASE.summary())
         pgctx.commit_fold(other, CID, version)
     assert_prepare_refused(conn, "PC100", only=False, expected_version=0, expected_cursor=0, new_cursor=4,
@@ -470,7 +499,7 @@ def test_pc103_boundary_splits_a_tool_call_from_its_result(conn, convo):
     # events 1..2 summarized correctly as of seq 2 (the call running), but its result exists at seq 3
     as_of_2 = valid_summary(None, last=2)
     assert_prepare_refused(conn, "PC103", expected_version=0, expected_cursor=0, new_cursor=2, summary=as_of_2)
-    assert pgctx.prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=3,
+    assert prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=3,
                               summary=BASE.summary(last=3)) == 1
 
 
@@ -505,7 +534,7 @@ PC104_MUTATIONS = {
     "extra property": edit("notes", value="remember the dog"),
     "extra property in a fact": edit("facts", 0, "note", value="x"),
     "tool_state status not in enum": edit("tool_state", "call-1", "status", value="maybe"),
-    "schema_version const": edit("schema_version", value=2),
+    "schema_version const": lambda s: edit("schema_version", value=VERSION + 1)(s),
     "fact value not a scalar": edit("facts", 0, "value", value={"id": "10086"}),
 }
 
@@ -513,17 +542,17 @@ PC104_MUTATIONS = {
 @pytest.mark.parametrize("mutate", PC104_MUTATIONS.values(), ids=PC104_MUTATIONS.keys())
 def test_pc104_schema_violation(conn, convo, mutate):
     (exc, _) = assert_mutation_refused(conn, "PC104", BASE.summary(), mutate)
-    assert "schema_version 1" in str(exc)
+    assert f"schema_version {VERSION}" in str(exc)
     with pytest.raises(pydantic.ValidationError):  # the model agrees
-        Summary.model_validate_json(json.dumps(mutate(BASE.summary())), strict=True)
+        MODELS[VERSION].model_validate_json(json.dumps(mutate(BASE.summary())), strict=True)
 
 
 def test_pc105_unknown_schema_version(conn, convo):
     exc, _ = assert_prepare_refused(conn, "PC105", only=False, expected_version=0, expected_cursor=0,
-                                    new_cursor=4, summary=BASE.summary(), schema_version=2)
-    assert "2" in str(exc)
+                                    new_cursor=4, summary=BASE.summary(), schema_version=99)
+    assert "99" in str(exc)
     with pytest.raises(psycopg.Error) as info:
-        violations_sql(conn, new_cursor=4, summary=BASE.summary(), schema_version=2)
+        violations_sql(conn, new_cursor=4, summary=BASE.summary(), schema_version=99)
     assert info.value.sqlstate == "PC105"
 
 
@@ -566,6 +595,16 @@ def test_pc107_tool_state_contradicts_the_events(conn, tell, outcome, mutate):
     assert_mutation_refused(conn, "PC107", story.summary(), mutate)
 
 
+def drop_identifier(summary: dict) -> dict:
+    """The summary without order 10086 anywhere (a fact; for version 2 also the call's subject and
+    the user's words)."""
+    changed = edit("facts", 0)(summary)
+    changed["tool_state"]["call-1"].pop("subject", None)
+    if "user_requests" in changed:
+        changed["user_requests"] = []
+    return changed
+
+
 PC108_CASES = {
     "call missing from tool_state": ("succeeded", (), edit("tool_state", "call-1")),
     "request_id of the successful write missing": ("succeeded", (), edit("tool_state", "call-1", "request_id")),
@@ -573,7 +612,7 @@ PC108_CASES = {
         "succeeded", (), edit("tool_state", "call-1", "request_id", value="req-abd")),
     "failure reason dropped": ("failed", (), edit("tool_state", "call-1", "error")),
     "failure reason changed": ("failed", (), edit("tool_state", "call-1", "error", value="it failed")),
-    "identifier 10086 appears nowhere": ("succeeded", (), edit("facts", 0)),
+    "identifier 10086 appears nowhere": ("succeeded", (), lambda s: drop_identifier(s)),
     "unanswered approval not pending": ("succeeded", (approval("ap-1", "requested"),), edit("pending", value=[])),
     "running call not pending": (None, (), edit("pending", value=[])),
     "unknown (timed out) call not pending": ("timeout", (), edit("pending", value=[])),
@@ -642,7 +681,7 @@ def test_pc109_confirmed_fact_overridden(folded, key, value, cited, accepted):
     summary = fact_edit(key, value=value, source_event_ids=sources)(second_summary())
     fold = {"expected_version": 1, "expected_cursor": 4, "new_cursor": 8, "summary": summary}
     if accepted:
-        version = pgctx.prepare_fold(folded, CID, **fold)
+        version = prepare_fold(folded, CID, **fold)
         assert pgctx.commit_fold(folded, CID, version) == 8
         assert_committed(folded, version, 8, summary)
     else:
@@ -651,7 +690,7 @@ def test_pc109_confirmed_fact_overridden(folded, key, value, cited, accepted):
 
 def test_pc109_does_not_bind_what_the_model_inferred(conn, convo):
     inferred = fact_edit("delivery_slot", authority="model", confidence="inferred")
-    version = pgctx.prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=4,
+    version = prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=4,
                                  summary=inferred(BASE.summary()))
     pgctx.commit_fold(conn, CID, version)
     append(conn, SECOND)
@@ -692,7 +731,7 @@ def test_commit_refuses_when_the_chain_hash_at_the_cursor_changed(phases):
 def test_a_break_after_the_range_does_not_block_a_fold(conn, tell):
     tell(Story(tail=SECOND))
     tamper(conn, 7)
-    version = pgctx.prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=4,
+    version = prepare_fold(conn, CID, expected_version=0, expected_cursor=0, new_cursor=4,
                                  summary=BASE.summary(last=4))
     assert pgctx.commit_fold(conn, CID, version) == 4
     assert_committed(conn, version, 4, BASE.summary(last=4))
@@ -737,7 +776,7 @@ def test_fold_violations_is_empty_for_a_valid_candidate(folded):
 def phases(folded) -> psycopg.Connection:
     """Version 1 COMMITTED (1..4), version 2 PREPARED (5..8), version 3 DISCARDED (5..8)."""
     for expected in (2, 3):
-        assert pgctx.prepare_fold(folded, CID, expected_version=1, expected_cursor=4, new_cursor=8,
+        assert prepare_fold(folded, CID, expected_version=1, expected_cursor=4, new_cursor=8,
                                   summary=second_summary()) == expected
     pgctx.discard_fold(folded, CID, 3, "a human preferred version 2")
     assert [phase_of(folded, v)[0] for v in (1, 2, 3)] == ["COMMITTED", "PREPARED", "DISCARDED"]
@@ -822,8 +861,8 @@ def test_a_plain_sql_commit_runs_the_compare_and_swap(phases):
 
 def test_committing_one_candidate_supersedes_the_others(folded):
     fold = {"expected_version": 1, "expected_cursor": 4, "new_cursor": 8, "summary": second_summary()}
-    a = pgctx.prepare_fold(folded, CID, **fold)
-    b = pgctx.prepare_fold(folded, CID, **fold)
+    a = prepare_fold(folded, CID, **fold)
+    b = prepare_fold(folded, CID, **fold)
     assert pgctx.commit_fold(folded, CID, a) == 8
     phase, reason = phase_of(folded, b)
     assert phase == "DISCARDED" and "superseded" in reason and f"version {a}" in reason
@@ -956,24 +995,28 @@ def test_tool_registry_and_default_identifiers(conn, tools):
 
 def test_must_keep(conn, tell):
     tell(Story(tail=(approval("ap-1", "requested"), approval("ap-2", "requested"), approval("ap-2", "granted"))))
+    call = {"tool": "update_delivery_date", "status": "succeeded", "effect": "write", "idempotency_key": "k1",
+            "request_id": "req-abc", "call_seq": 2, "answer_seq": 3, "result_seq": 3}
+    v2 = {"collapsed": {}} if VERSION >= 2 else {}  # version 2 also lists the calls beyond its horizon
     expected = {
         "omitted_event_range": {"from": 1, "to": 7},
         "last_event_id": 7,
-        "tool_calls": {"call-1": {"tool": "update_delivery_date", "status": "succeeded", "effect": "write",
-                                  "idempotency_key": "k1", "request_id": "req-abc", "call_seq": 2, "answer_seq": 3,
-                                  "result_seq": 3}},
+        "tool_calls": {"call-1": {**call, **({"subject": "order_id=10086"} if VERSION >= 2 else {})}},
         "identifiers": ["10086"],
         "open_approvals": [{"approval_id": "ap-1", "seq": 5}],
+        **v2,
     }
-    assert conn.execute("SELECT pgctx.must_keep(%s, 0, 7)", (CID,)).fetchone()[0] == expected
-    assert pgctx.must_keep(conn, CID, 0, 7) == expected
+    assert conn.execute("SELECT pgctx.must_keep(%s, 0, 7, NULL, %s)", (CID, VERSION)).fetchone()[0] == expected
+    assert pgctx.must_keep(conn, CID, 0, 7, schema_version=VERSION) == expected
     # up to 5, ap-2 is not requested yet; from 4 on, call-1 is outside the range
-    assert pgctx.must_keep(conn, CID, 4, 6) == {
+    assert pgctx.must_keep(conn, CID, 4, 6, schema_version=VERSION) == {
         "omitted_event_range": {"from": 1, "to": 6}, "last_event_id": 6, "tool_calls": {}, "identifiers": [],
-        "open_approvals": [{"approval_id": "ap-1", "seq": 5}, {"approval_id": "ap-2", "seq": 6}]}
+        "open_approvals": [{"approval_id": "ap-1", "seq": 5}, {"approval_id": "ap-2", "seq": 6}], **v2}
     # identifiers come only from calls made in the range
-    assert pgctx.must_keep(conn, CID, 2, 3)["identifiers"] == []
-    assert set(pgctx.must_keep(conn, CID, 2, 3)["tool_calls"]) == {"call-1"}
+    assert pgctx.must_keep(conn, CID, 2, 3, schema_version=VERSION)["identifiers"] == []
+    assert set(pgctx.must_keep(conn, CID, 2, 3, schema_version=VERSION)["tool_calls"]) == {"call-1"}
+    # without a version, the newest
+    assert pgctx.must_keep(conn, CID, 0, 7) == conn.execute("SELECT pgctx.must_keep(%s, 0, 7)", (CID,)).fetchone()[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -983,11 +1026,11 @@ def test_must_keep(conn, tell):
 def test_app_folds_through_functions_only(conn, connect_as, roles):
     app = connect_as(roles.app)
     append(app, BASE.events())
-    version = pgctx.prepare_fold(app, CID, expected_version=0, expected_cursor=0, new_cursor=4,
+    version = prepare_fold(app, CID, expected_version=0, expected_cursor=0, new_cursor=4,
                                  summary=BASE.summary())
     assert pgctx.commit_fold(app, CID, version) == 4
     append(app, SECOND)
-    draft = pgctx.prepare_fold(app, CID, expected_version=1, expected_cursor=4, new_cursor=8,
+    draft = prepare_fold(app, CID, expected_version=1, expected_cursor=4, new_cursor=8,
                                summary=second_summary())
     pgctx.discard_fold(app, CID, draft, "not needed")
     report = pgctx.recover(app, CID)
@@ -995,7 +1038,7 @@ def test_app_folds_through_functions_only(conn, connect_as, roles):
     assert_committed(conn, 1, 4, BASE.summary())
     assert app.execute("SELECT prepared_by::text FROM pgctx.fold_history WHERE version = 1").fetchone() == (roles.app,)
 
-    pending = pgctx.prepare_fold(app, CID, expected_version=1, expected_cursor=4, new_cursor=8,
+    pending = prepare_fold(app, CID, expected_version=1, expected_cursor=4, new_cursor=8,
                                  summary=second_summary())
     statements = [
         f"INSERT INTO pgctx.checkpoints (conversation_id, version, phase, {COPY_COLUMNS})"
@@ -1030,7 +1073,7 @@ def test_auditor_reads_but_cannot_fold(folded, connect_as, roles):
     fold = {"expected_version": 1, "expected_cursor": 4, "new_cursor": 8, "summary": second_summary()}
     assert_refused(folded, INSUFFICIENT_PRIVILEGE,
                    lambda: prepare_sql(auditor, **fold),
-                   lambda: pgctx.prepare_fold(auditor, CID, **fold),
+                   lambda: prepare_fold(auditor, CID, **fold),
                    lambda: pgctx.commit_fold(auditor, CID, 1),
                    lambda: pgctx.discard_fold(auditor, CID, 1, "x"),
                    lambda: pgctx.recover(auditor, CID),
@@ -1053,7 +1096,7 @@ def versions(conn) -> dict[int, str]:
 def test_prune_checkpoints(folded):
     fold = {"expected_version": 1, "expected_cursor": 4, "new_cursor": 8, "summary": second_summary()}
     for _ in range(3):
-        pgctx.prepare_fold(folded, CID, **fold)
+        prepare_fold(folded, CID, **fold)
     pgctx.discard_fold(folded, CID, 2, "draft")
     pgctx.discard_fold(folded, CID, 3, "draft")
     events = snapshot(folded)["events"]

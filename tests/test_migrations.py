@@ -11,6 +11,7 @@ import psycopg
 import pytest
 from alembic.script import ScriptDirectory
 from psycopg.conninfo import make_conninfo
+from psycopg.types.json import Jsonb
 
 import pgctx
 from pgctx import errors
@@ -94,7 +95,27 @@ RELEASES = [
                  " 'pgctx.summary_schemas'::regclass AND attname = 'fast_check')", id="0003"),
     pytest.param("24b8919", "0004", "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid ="
                  " 'pgctx.conversations'::regclass AND attname = 'head_prev_hash')", id="0004"),
+    pytest.param("c40e7ab", "0005", "SELECT NOT EXISTS (SELECT 1 FROM pgctx.summary_schemas WHERE schema_version = 2)",
+                 id="0005"),
 ]
+
+# A fold every release could commit: a version 1 summary of the three events below, prepared and
+# committed through SQL with the arguments every release's prepare_fold takes.
+RELEASE_EVENTS = [
+    {"kind": "user", "payload": {"text": "where is order 10086?"}},
+    {"kind": "tool_call", "payload": {"tool": "lookup_order", "call_id": "c1", "effect": "read",
+                                      "arguments": {"order_id": "10086"}, "idempotency_key": "k1"}},
+    {"kind": "tool_result", "payload": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1"}},
+]
+RELEASE_SUMMARY = {
+    "schema_version": 1, "task": {"goal": "where is order 10086?", "status": "running"},
+    "facts": [{"key": "order_id", "value": "10086", "confidence": "confirmed", "authority": "user",
+               "source_event_ids": [1], "status": "active"}],
+    "decisions": [], "completed_actions": [], "pending": [], "constraints": ["answer about 10086 only"],
+    "open_questions": [], "omitted_event_range": {"from": 1, "to": 3}, "last_event_id": 3,
+    "tool_state": {"c1": {"tool": "lookup_order", "effect": "read", "status": "succeeded", "request_id": "r1",
+                          "idempotency_key": "k1", "source_event_ids": [2, 3]}},
+}
 
 
 def released_sql_files(rev: str) -> list[str]:
@@ -118,14 +139,11 @@ def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the
                      " CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
         conn.execute("INSERT INTO pgctx.alembic_version VALUES (%s)", (revision,))
         assert conn.execute(only_in_release).fetchone()[0]  # really the old schema
-        pgctx.append_many(conn, "upgraded", [
-            {"kind": "user", "payload": {"text": "where is order 10086?"}},
-            {"kind": "tool_call", "payload": {"tool": "lookup_order", "call_id": "c1", "effect": "read",
-                                              "arguments": {"order_id": "10086"}, "idempotency_key": "k1"}},
-            {"kind": "tool_result", "payload": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1"}},
-        ])
-        assert pgctx.fold(conn, "upgraded", force=True).committed
+        pgctx.append_many(conn, "upgraded", RELEASE_EVENTS)
+        conn.execute("SELECT pgctx.commit_fold('upgraded', pgctx.prepare_fold('upgraded', 0, 0, 3, %s, 1, 'release'))",
+                     (Jsonb(RELEASE_SUMMARY),))
         before = conn.execute("SELECT version, cursor, checksum, summary FROM pgctx.checkpoints").fetchall()
+        assert [v for v, *_ in before] == [1]
 
     pgctx.migrate(empty_dsn)
     assert catalog(empty_dsn) == catalog(dsn)  # the upgrade reaches exactly a fresh install's schema
@@ -133,9 +151,16 @@ def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the
         assert conn.execute("SELECT version, cursor, checksum, summary FROM pgctx.checkpoints").fetchall() == before
         assert conn.execute("SELECT bool_and(checksum = pgctx.checkpoint_checksum(schema_version, cursor, chain_hash,"
                             " summary)) FROM pgctx.checkpoints").fetchone()[0]
+        # the release's version 1 summary stays valid, and a version 2 fold continues it
+        assert conn.execute("SELECT pgctx.summary_schema_error(1, summary) FROM pgctx.checkpoints").fetchone() == (None,)
         pgctx.append(conn, "upgraded", "user", {"text": "thanks, and the invoice?"})
-        assert pgctx.fold(conn, "upgraded", force=True).version == 2
+        folded = pgctx.fold(conn, "upgraded", force=True)
+        assert (folded.committed, folded.version) == (True, 2)
+        latest = pgctx.committed_fold(conn, "upgraded").summary
+        assert latest["schema_version"] == 2 and latest["tool_state"]["c1"]["request_id"] == "r1"
+        assert {"text": "answer about 10086 only", "source_event_ids": []} in latest["constraints"]
         assert pgctx.verify(conn, "upgraded").ok
+        assert pgctx.recover(conn, "upgraded")["chain"]["ok"]
 
 
 def test_migrating_twice_changes_nothing(dsn):

@@ -29,9 +29,11 @@ from tests.fake_openai import (
 SECRET = "SECRET-ADDRESS-88 Rue du Test"
 GOAL = "把订单 10086 改成明天送达"
 
-PREVIOUS = {  # the committed summary of events 1..2
+PREVIOUS = {  # the committed summary of events 1..2, of schema_version 1 (a fold continues older versions)
     "schema_version": 1, "task": {"goal": GOAL, "status": "running"},
-    "facts": [], "decisions": [], "tool_state": {}, "completed_actions": [], "pending": [],
+    "facts": [{"key": "order_id", "value": "10086", "confidence": "confirmed", "authority": "user",
+               "source_event_ids": [1], "status": "active"}],
+    "decisions": [], "tool_state": {}, "completed_actions": [], "pending": [],
     "constraints": [], "open_questions": [], "omitted_event_range": {"from": 1, "to": 2}, "last_event_id": 2,
 }
 EVENTS = [
@@ -44,9 +46,11 @@ EVENTS = [
 MUST_KEEP = {  # what pgctx.must_keep derives for these events
     "omitted_event_range": {"from": 1, "to": 6}, "last_event_id": 6,
     "tool_calls": {"call-1": {"tool": "update_delivery_date", "effect": "write", "status": "unknown",
-                              "idempotency_key": "k-10086", "call_seq": 3, "answer_seq": 4, "result_seq": 4}},
+                              "idempotency_key": "k-10086", "call_seq": 3, "answer_seq": 4, "result_seq": 4,
+                              "subject": "order_id=10086"}},
     "identifiers": ["10086"],
     "open_approvals": [{"approval_id": "ap-1", "seq": 5}],
+    "collapsed": {},
 }
 REQUEST = FoldRequest("order-10086", from_seq=2, to_seq=6, previous_summary=PREVIOUS, events=EVENTS,
                       must_keep=MUST_KEEP, schema={})
@@ -54,13 +58,14 @@ REQUEST = FoldRequest("order-10086", from_seq=2, to_seq=6, previous_summary=PREV
 # The model's answer in the wire shape, carrying what BuiltinSummarizer derives for REQUEST: so
 # the converted Summary must equal the builtin candidate, nulls dropped and bookkeeping filled in.
 WIRE = {
-    "task": {"goal": GOAL, "status": "waiting_for_approval"},
-    "facts": [{"key": "order_id=10086", "value": "10086", "confidence": "confirmed",
-               "authority": "update_delivery_date", "source_event_ids": [3], "status": "active",
+    "task": {"goal": GOAL, "status": "waiting_for_approval", "source_event_ids": []},
+    "facts": [{"key": "order_id", "value": "10086", "confidence": "confirmed", "authority": "user",
+               "source_event_ids": [1], "status": "active", "subject": None,
                "observed_at": None, "valid_until": None, "previous_value": None}],
     "decisions": [],
     "tool_state": [{"call_id": "call-1", "tool": "update_delivery_date", "effect": "write", "status": "unknown",
-                    "source_event_ids": [3, 4], "request_id": None, "idempotency_key": "k-10086", "error": None}],
+                    "source_event_ids": [3, 4], "subject": "order_id=10086", "request_id": None,
+                    "idempotency_key": "k-10086", "error": None}],
     "completed_actions": [],
     "pending": [
         {"action": "resolve unknown call call-1 (update_delivery_date) by a status query", "blocking": True,
@@ -68,6 +73,7 @@ WIRE = {
         {"action": "await approval ap-1", "blocking": True, "source_event_ids": [5]},
     ],
     "constraints": [],
+    "user_requests": [{"text": f"deliver to {SECRET}", "source_event_ids": [6]}],
     "open_questions": [],
 }
 EXPECTED = BuiltinSummarizer().summarize(REQUEST)

@@ -106,7 +106,7 @@ def test_the_agent_loop_runs_through_pgbouncer_with_shared_server_connections(bo
                                                       "arguments": {"order_id": f"1008{n}"}})
                 outcome = "timeout" if turn == 2 else "succeeded"
                 pgctx.append(pool, cid, "tool_result", {"call_id": f"c{turn}", "outcome": outcome, "request_id": f"r{turn}"})
-                assert pgctx.fold(pool, cid).committed
+                assert pgctx.fold(pool, cid, force=True).committed  # every turn: the loop, not the policy
                 ctx = pgctx.build_context(pool, cid, current_message="status?")
                 assert ctx.version == turn + 1
             answered = pgctx.reconcile(pool, cid, lambda call: {"outcome": "succeeded", "request_id": "svc"})

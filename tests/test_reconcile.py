@@ -14,6 +14,7 @@ import pgctx
 from pgctx.messages import event_message
 from pgctx.reconcile import UnknownCall
 from pgctx.tokens import default_counter
+from tests.events import EAGER
 
 CID = "refund-77"
 
@@ -194,7 +195,7 @@ def test_resolver_failure_propagates_and_nothing_appended(conn):
 def test_a_reconciled_call_folds_with_the_service_answer(conn):
     pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
     add_call(conn, 1, outcome="timeout", tool="refund", effect="irreversible")
-    first = pgctx.fold(conn, CID)
+    first = pgctx.fold(conn, CID, budget=EAGER)
     assert first.committed
     summary = pgctx.committed_fold(conn, CID).summary
     assert summary["tool_state"]["call-1"]["status"] == "unknown"
@@ -212,7 +213,7 @@ def test_unknown_call_inherited_by_a_branch_is_reconciled(conn):
     branch asks about it, and the branch's next fold settles it."""
     pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
     add_call(conn, 1, outcome="timeout", tool="refund", effect="irreversible")
-    assert pgctx.fold(conn, CID).cursor == 3
+    assert pgctx.fold(conn, CID, budget=EAGER).cursor == 3
     pgctx.fork_conversation(conn, CID, 3, "plan-b")
     summary = pgctx.committed_fold(conn, "plan-b").summary
     assert summary["tool_state"]["call-1"]["status"] == "unknown"  # inherited, and pending a status query

@@ -184,9 +184,22 @@ def mutate(summary: dict, edits) -> dict:
     return out
 
 
-@pytest.fixture
-def valid_summary(conn) -> dict:
-    """A committed summary of schema_version 1 with facts, tool states of several statuses, pending."""
+def as_version_1(summary: dict) -> dict:
+    """A version 2 summary in version 1's shape (what version 2 added, dropped)."""
+    v1 = copy.deepcopy(summary)
+    v1.update(schema_version=1, constraints=[c["text"] for c in v1["constraints"]])
+    del v1["user_requests"], v1["task"]["source_event_ids"]
+    for item in (*v1["facts"], *v1["tool_state"].values()):
+        item.pop("subject", None)
+    for action in v1["completed_actions"]:
+        action.pop("tool", None), action.pop("count", None)
+    return v1
+
+
+@pytest.fixture(params=[1, 2], ids=lambda v: f"v{v}")
+def valid_summary(conn, request) -> tuple[int, dict]:
+    """A committed summary with facts, tool states of several statuses, pending; in the shape of each
+    registered version."""
     pgctx.append_many(conn, "fast", [
         {"kind": "user", "payload": {"text": "where is order 10086?"}},
         {"kind": "tool_call", "payload": call(1, "lookup_order", effect="read")},
@@ -202,17 +215,23 @@ def valid_summary(conn) -> dict:
     assert pgctx.fold(conn, "fast", force=True).committed
     summary = conn.execute("SELECT summary FROM pgctx.checkpoints WHERE conversation_id = 'fast'").fetchone()[0]
     assert summary["facts"] and len(summary["tool_state"]) == 4 and summary["pending"]
-    return summary
+    assert summary["schema_version"] == 2
+    return request.param, (as_version_1(summary) if request.param == 1 else summary)
 
 
-def test_version_1_is_compiled_and_accepts_a_valid_summary(conn, valid_summary):
-    fast, = conn.execute("SELECT fast_check FROM pgctx.summary_schemas WHERE schema_version = 1").fetchone()
+def test_each_version_is_compiled_and_accepts_a_valid_summary(conn, valid_summary):
+    version, valid_summary = valid_summary
+    fast, = conn.execute("SELECT fast_check FROM pgctx.summary_schemas WHERE schema_version = %s",
+                         (version,)).fetchone()
     assert fast is not None
+    assert conn.execute("SELECT pgctx.summary_schema_error(%s, %s::jsonb)",
+                        (version, json.dumps(valid_summary))).fetchone()[0] is None
     assert conn.execute("SELECT pgctx.json_schema_accepts(%s::jsonb, fast_check, fast_closed)"
-                        " FROM pgctx.summary_schemas WHERE schema_version = 1",
-                        (json.dumps(valid_summary),)).fetchone()[0] is True
-    # the closed objects of version 1 are tested by key set, at their places in the summary
-    closed = conn.execute("SELECT fast_closed FROM pgctx.summary_schemas WHERE schema_version = 1").fetchone()[0]
+                        " FROM pgctx.summary_schemas WHERE schema_version = %s",
+                        (json.dumps(valid_summary), version)).fetchone()[0] is True
+    # the closed objects of the version are tested by key set, at their places in the summary
+    closed = conn.execute("SELECT fast_closed FROM pgctx.summary_schemas WHERE schema_version = %s",
+                          (version,)).fetchone()[0]
     assert len(closed) >= 4 and all(place.startswith("strict $") for place, _ in closed)
     found = conn.execute("SELECT count(*) FROM jsonb_array_elements(%s::jsonb) AS c(p),"
                          " jsonb_path_query(%s::jsonb, (c.p->>0)::jsonpath)", (json.dumps(closed), json.dumps(valid_summary)))
@@ -222,12 +241,14 @@ def test_version_1_is_compiled_and_accepts_a_valid_summary(conn, valid_summary):
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=summary_mutations())
-def test_version_1_predicate_agrees_on_edited_summaries(conn, valid_summary, edits):
+def test_each_versions_predicate_agrees_on_edited_summaries(conn, valid_summary, edits):
+    version, valid_summary = valid_summary
     value = mutate(valid_summary, edits)
     error, fast = conn.execute(
         """SELECT pgctx.json_schema_error(schema, %(v)s::jsonb, schema),
                   pgctx.json_schema_accepts(%(v)s::jsonb, fast_check, fast_closed)
-             FROM pgctx.summary_schemas WHERE schema_version = 1""", {"v": json.dumps(value)}).fetchone()
+             FROM pgctx.summary_schemas WHERE schema_version = %(version)s""",
+        {"v": json.dumps(value), "version": version}).fetchone()
     assert fast == (error is None), (edits, error)
 
 

@@ -21,6 +21,8 @@ FILES = [
     "030_events.sql",  # lock_conversation shared by both append paths; the row trigger lets append_events' rows through
     "040_append.sql",  # append_events chains the batch itself
     "070_summary_schema.sql",  # summary_schemas.fast_check and its use in summary_schema_error
+    # (since 0006: the files below call and grant 080's current functions, so 080 comes first)
+    "080_tool_state.sql",
     "090_checkpoints.sql",  # the insert trigger derives the checksum (computed once per prepare)
     "100_fold.sql",  # facts compared by key; the checksum left to the trigger; base_summary in plpgsql
     "140_views.sql",  # side_effects.retry_safe
