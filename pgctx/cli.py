@@ -108,7 +108,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def _budget(args: argparse.Namespace) -> pgctx.Budget:
     return pgctx.Budget(window=args.window, fixed_input=args.fixed_input, output=args.output,
-                        reasoning=args.reasoning, margin=args.margin, alpha=args.alpha, model=args.model)
+                        reasoning=args.reasoning, margin=args.margin, alpha=args.alpha, model=args.model,
+                        structural_floor=args.floor, raw_tail=args.tail, summary_share=args.summary_share)
 
 
 def cmd_fold(args: argparse.Namespace) -> int:
@@ -137,6 +138,33 @@ def cmd_context(args: argparse.Namespace) -> int:
     print(f"fold v{ctx.version} at cursor {ctx.cursor}; {sections}; total {ctx.total_tokens} of {ctx.limit} tokens"
           + (f"; {ctx.dropped_memories} memories did not fit" if ctx.dropped_memories else ""), file=sys.stderr)
     return OK
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from pgctx.evaluation import evaluate, format_report
+
+    summarizer = (pgctx.OpenAISummarizer(args.model, base_url=os.environ.get("OPENAI_BASE_URL"))
+                  if args.summarizer == "openai" else pgctx.BuiltinSummarizer())
+
+    def progress(done: int, total: int, result) -> None:
+        rate = result.pass_rate("pgctx")
+        state = f"ERROR at line {result.error['line']} ({result.error['sqlstate']})" if result.error else (
+            f"pgctx {100 * (rate or 0):.1f}%, {result.compression or 0:.1f}x")
+        print(f"[{done}/{total}] {result.id}: {state} ({result.seconds:.1f} s)", file=sys.stderr, flush=True)
+
+    report = evaluate(args.dsn, args.paths or None, summarizer=summarizer, budget=_budget(args), progress=progress)
+    if args.json:
+        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(format_report(report))
+    failed = [r.id for r in report.results if r.error]
+    if args.min_pass is not None and not report.passed(args.min_pass):
+        print(f"pgctx: pass rate {100 * (report.pass_rate('pgctx') or 0):.1f}% is below --min-pass "
+              f"{100 * args.min_pass:.1f}%" + (f", or trajectories failed: {', '.join(failed)}" if failed else ""),
+              file=sys.stderr)
+        return FAILED
+    return FAILED if failed else OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -189,9 +217,7 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
     v.add_argument("--from-seq", type=int, default=0, help="resume after a seq verified before")
     v.add_argument("--from-hash", help="the hash verified at --from-seq (hex)")
-    def budget_args(c: argparse.ArgumentParser) -> None:
-        d = pgctx.Budget()
-        c.add_argument("--conversation", required=True)
+    def budget_args(c: argparse.ArgumentParser, d: pgctx.Budget = pgctx.Budget()) -> None:
         c.add_argument("--model", default=os.environ.get("PGCTX_MODEL", d.model),
                        help="model whose token encoding counts (default: $PGCTX_MODEL or %(default)s)")
         c.add_argument("--window", type=int, default=d.window, help="context window W (default %(default)s)")
@@ -200,13 +226,21 @@ def parser() -> argparse.ArgumentParser:
         c.add_argument("--reasoning", type=int, default=d.reasoning, help="reserved reasoning R (default %(default)s)")
         c.add_argument("--margin", type=int, default=d.margin, help="safety margin M (default %(default)s)")
         c.add_argument("--alpha", type=float, default=d.alpha, help="capacity threshold α (default %(default)s)")
+        c.add_argument("--floor", type=float, default=d.structural_floor,
+                       help="share of B structural and risk triggers wait for (default %(default)s)")
+        c.add_argument("--tail", type=float, default=d.raw_tail,
+                       help="share of B a fold leaves raw (default %(default)s)")
+        c.add_argument("--summary-share", type=float, default=d.summary_share,
+                       help="share of B the summary should stay within (default %(default)s)")
 
     f = command("fold", cmd_fold, "fold a conversation if a fold is due (capacity, structural or risk trigger)")
+    f.add_argument("--conversation", required=True)
     budget_args(f)
     f.add_argument("--force", action="store_true", help="fold even if no trigger fired")
     f.add_argument("--summarizer", choices=("auto", "builtin", "openai"), default="auto",
                    help="auto: OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else built-in")
     c = command("context", cmd_context, "print a conversation's working context (JSON) and its token accounting")
+    c.add_argument("--conversation", required=True)
     budget_args(c)
     c.add_argument("--system", help="system rules to put first")
     c.add_argument("--message", help="the current user message")
@@ -219,6 +253,20 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("bundle")
     b.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
     command("digest", cmd_digest, "write every conversation's chain head (JSON) to stdout")
+    from pgctx.evaluation import EVAL_BUDGET
+
+    v = sub.add_parser("eval", help="measure fidelity: replay trajectories and judge their probes",
+                       description="Replay trajectories (default: the shipped suite) as an agent service would, and "
+                                   "judge what each decision needs against pgctx's working context and against "
+                                   "naive trimming at the same number of tokens (docs/eval.md).")
+    v.set_defaults(func=cmd_eval)
+    v.add_argument("paths", nargs="*", help="trajectory files or directories (default: the shipped suite)")
+    v.add_argument("--dsn", help="replay into this database (default: an embedded throwaway PostgreSQL)")
+    v.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    v.add_argument("--min-pass", type=float, help="exit 1 if pgctx's pass rate is below this (0..1)")
+    v.add_argument("--summarizer", choices=("builtin", "openai"), default="builtin",
+                   help="builtin (default) or openai (OPENAI_API_KEY / OPENAI_BASE_URL, --model)")
+    budget_args(v, EVAL_BUDGET)
     return p
 
 

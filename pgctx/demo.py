@@ -1,14 +1,18 @@
 """`pgctx demo`: the article's order 10086 story, end to end, on a real PostgreSQL.
 
 Starts a throwaway local server unless a DSN is given, installs the schema with the alembic
-migrations, and tells the story: a user asks to move order 10086's delivery and corrects the
-address; the agent changes the order (a write with an idempotency key) and refunds the fee (an
-irreversible call that times out, so its outcome is `unknown`); reconciliation asks the
-payment service by idempotency key instead of retrying; a fold commits a summary with its
-trigger reasons, and the working context shrinks; a folder dies between prepare and commit and
-recovery finishes its work; an edited event is caught by verification, in the database and
-offline. The built-in deterministic summarizer is used unless OPENAI_API_KEY or OPENAI_BASE_URL
-is set (then the OpenAI one, with $PGCTX_MODEL, default gpt-4o-mini).
+migrations, and tells the story: a user asks to move order 10086's delivery, allows changes to
+that order only, asks for a call before the courier arrives and corrects the address; the agent
+changes the order (a write with an idempotency key) and refunds the fee (an irreversible call
+that times out, so its outcome is `unknown`); then, for a long stretch, the user keeps asking
+where the parcel is and the agent tracks it (80 look-ups with long scan logs). A fold turns that
+history into a summary, and the working context shrinks more than twentyfold while the
+confirmed date, the preference, the authorization scope and the unknown call are all still in it
+(checked by the same probes as ``pgctx eval``). Reconciliation then asks the payment service by
+idempotency key instead of retrying; a folder dies between prepare and commit and recovery
+finishes its work; an edited event is caught by verification, in the database and offline. The
+built-in deterministic summarizer is used unless OPENAI_API_KEY or OPENAI_BASE_URL is set (then
+the OpenAI one, with $PGCTX_MODEL, default gpt-4o-mini).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import psycopg
 
 import pgctx
 from pgctx.embedded import EmbeddedPostgres
+from pgctx.probes import View, judge, text_of
 from pgctx.reconcile import UnknownCall
+from pgctx.trajectory import ConstraintProbe, EvidenceProbe, FactProbe, ToolStateProbe
 
 SYSTEM = "You are the order assistant. Never modify an order the user did not authorize."
 STORY = [
@@ -54,6 +60,36 @@ MORE = [
                    "idempotency_key": "k-10086-refund", "arguments": {"order_id": "10086", "amount": 12}}),
     ("tool_result", {"call_id": "call-2", "outcome": "timeout", "error": "payment service did not answer in 30 s"}),
 ]
+# The model the story's agent runs on: a 16k window (B = 12,288 tokens of summary and history).
+BUDGET = pgctx.Budget(window=16_384, fixed_input=1_024, output=2_048, margin=1_024)
+TRACKING_TURNS = 80
+# What the context must still hold after the fold, judged as pgctx eval judges (docs/eval.md).
+KEPT = {
+    "the date the write confirmed": FactProbe(probe="fact", key="delivery_date", subject="order_id=10086",
+                                              value="2026-09-02"),
+    "the user's request to call first": ConstraintProbe(probe="constraint", seq=7, text="call me before arriving"),
+    "the authorization scope": ConstraintProbe(probe="constraint", seq=3, text="order 10086 only"),
+    "the refund's unknown outcome": ToolStateProbe(probe="tool_state", call_id="call-2", status="unknown"),
+    "the refund's call and timeout, raw": EvidenceProbe(probe="evidence", seqs=[12, 13]),
+}
+
+
+def tracking_turn(n: int) -> list[tuple[str, dict[str, Any]]]:
+    """One turn of the long stretch: the user asks, the agent tracks the parcel, a long scan log."""
+    hub = ("Shenzhen Bao'an hub", "Guangzhou sorting centre", "Changsha transfer", "Wuhan gateway")[n % 4]
+    log = "\n".join(f"2026-09-01 {8 + (n * 7 + i) % 12:02d}:{(n * 13 + i * 7) % 60:02d} scan #{n * 40 + i}: parcel "
+                    f"SF{1402758832 + n} seen at {hub} dock {i % 9}, conveyor {i % 5}, weight 18.{i % 10} kg, "
+                    f"handler {1000 + (n * i) % 997}, temperature {18 + i % 7} C" for i in range(24))
+    call_id = f"track-{n}"
+    return [
+        ("user", {"text": ("Any news on my parcel?", "Where is it now?", "Has it moved?", "Still on time?")[n % 4]}),
+        ("tool_call", {"tool": "track_parcel", "call_id": call_id, "effect": "read",
+                       "arguments": {"order_id": "10086"}}),
+        ("tool_result", {"call_id": call_id, "outcome": "succeeded",
+                         "result": {"order_id": "10086", "last_hub": hub, "eta": f"2026-09-02 {9 + n % 8}:00"},
+                         "log": log}),
+        ("assistant", {"text": f"It was last scanned at {hub}; the courier still expects 2026-09-02."}),
+    ]
 
 
 def run(dsn: str | None = None, out: Callable[[str], None] = print) -> bool:
@@ -102,7 +138,43 @@ def _tell(dsn: str, out: Callable[[str], None]) -> bool:
         unknown = _side_effects(conn, conversation, out)
         checks["timeout is unknown"] = unknown == ["call-2"]
 
-        out("\n3. reconcile: ask the payment service by idempotency key (pgctx never re-runs a tool):")
+        out(f"\n3. a long stretch: the user keeps asking where the parcel is ({TRACKING_TURNS} look-ups, long scan logs)")
+        for n in range(TRACKING_TURNS):
+            pgctx.append_many(conn, conversation, [{"kind": k, "payload": p} for k, p in tracking_turn(n)])
+        history = conn.execute("SELECT sum(tokens), count(*) FROM pgctx.events WHERE conversation_id = %s",
+                               (conversation,)).fetchone()
+        out(f"  {history[1]} events, {history[0]:,} tokens: without folding, that is the context a model would need "
+            f"(this story's model has a {BUDGET.window:,}-token window)")
+
+        out(f"\n4. fold with {summarizer.id}:")
+        result = pgctx.fold(conn, conversation, summarizer=summarizer, budget=BUDGET)
+        out(f"  committed={result.committed} version {result.version} covers events 1..{result.cursor} "
+            f"({result.policy}); the newest events stay raw")
+        for t in result.triggers:
+            out(f"  trigger [{t.cls}] {t.reason[:110]}  (evidence seqs {list(t.evidence)[:4]})")
+        shrink = result.tokens_before / max(result.tokens_after, 1)
+        out(f"  summary + unfolded events: {result.tokens_before:,} -> {result.tokens_after:,} tokens ({shrink:.0f}x smaller)")
+        checks["fold committed"] = result.committed
+        checks["context 20x smaller"] = shrink >= 20
+
+        after = pgctx.build_context(conn, conversation, budget=BUDGET, system=SYSTEM,
+                                    current_message="When will it arrive?")
+        out(f"\n5. the working context after folding: {_sections(after)}")
+        summary = after.summary or {}
+        out(f"  the address fact: {[(f['value'], f.get('previous_value')) for f in summary.get('facts', []) if f['key'] == 'delivery_address']}"
+            "  (the correction replaced 12 Old Street)")
+        checks["correction supersedes"] = any(f["key"] == "delivery_address" and f["value"] == "9 New Road"
+                                              and f.get("previous_value") == "12 Old Street"
+                                              for f in summary.get("facts", []))
+        view = View(after.summary, after.events, text_of(after.messages))
+        for what, probe in KEPT.items():
+            verdict = judge(probe, view)
+            out(f"  {'kept' if verdict.passed else 'LOST'}: {what} ({verdict.why})")
+            checks[f"kept: {what}"] = verdict.passed
+        for seq, why in after.evidence:
+            out(f"  evidence kept raw beside the summary: seq {seq} ({why[:90]})")
+
+        out("\n6. reconcile: ask the payment service by idempotency key (pgctx never re-runs a tool):")
 
         def payment_service(call: UnknownCall) -> dict[str, Any]:
             out(f"  resolver asked about {call.call_id} ({call.tool}) with key {call.idempotency_key}")
@@ -112,29 +184,6 @@ def _tell(dsn: str, out: Callable[[str], None]) -> bool:
             out(f"  {r.call_id}: the service says {r.outcome} (recorded at seq {r.seq}); retry allowed: {r.retry_allowed}")
             checks["no retry after success"] = not r.retry_allowed
         _side_effects(conn, conversation, out)
-
-        before = pgctx.build_context(conn, conversation, system=SYSTEM, current_message="When will it arrive?")
-        out(f"\n4. working context before folding: {_sections(before)}")
-
-        out(f"\n5. fold with {summarizer.id}:")
-        result = pgctx.fold(conn, conversation, summarizer=summarizer)
-        out(f"  committed={result.committed} version {result.version} covers events 1..{result.cursor}")
-        for t in result.triggers:
-            out(f"  trigger [{t.cls}] {t.reason}  (evidence seqs {list(t.evidence)})")
-        out(f"  summary + unfolded events: {result.tokens_before} -> {result.tokens_after} tokens")
-        summary = pgctx.committed_fold(conn, conversation).summary or {}
-        facts = [(f["key"], f["value"], f["status"]) for f in summary.get("facts", [])]
-        out(f"  facts: {facts}")
-        checks["fold committed"] = result.committed
-        checks["correction supersedes"] = ("delivery_address", "12 Old Street", "expired") in facts and (
-            "delivery_address", "9 New Road", "active") in facts
-
-        pgctx.append(conn, conversation, "user", {"text": "Thanks! When will it arrive?"})
-        after = pgctx.build_context(conn, conversation, system=SYSTEM, current_message="When will it arrive?")
-        out(f"\n6. working context after folding: {_sections(after)}")
-        for seq, why in after.evidence:
-            out(f"  evidence kept raw beside the summary: seq {seq} ({why})")
-        checks["evidence kept"] = bool(after.evidence)
 
         out("\n7. a folder dies between prepare and commit; recovery finishes its work:")
         checks["recovered"] = _crash_and_recover(dsn, conn, conversation, summarizer, out)
@@ -149,7 +198,7 @@ def _tell(dsn: str, out: Callable[[str], None]) -> bool:
 
 def _side_effects(conn: psycopg.Connection, conversation: str, out: Callable[[str], None]) -> list[str]:
     rows = conn.execute("SELECT call_id, tool, effect, status, idempotency_key, request_id FROM pgctx.side_effects"
-                        " WHERE conversation_id = %s ORDER BY call_seq", (conversation,)).fetchall()
+                        " WHERE conversation_id = %s AND effect <> 'read' ORDER BY call_seq", (conversation,)).fetchall()
     for call_id, tool, effect, status, key, request_id in rows:
         out(f"  {call_id} {tool:<22} {effect:<12} {status:<9} key {key}  request {request_id}")
     return [r[0] for r in rows if r[3] == "unknown"]

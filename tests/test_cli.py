@@ -36,7 +36,12 @@ def test_demo_tells_the_story_on_a_throwaway_server():
     assert "call-2 refund_fee             irreversible unknown" in out  # the timeout
     assert "retry allowed: False" in out  # reconciled by asking, not retried
     assert "trigger [risk] irreversible side effect: refund_fee" in out
-    assert "('delivery_address', '12 Old Street', 'expired')" in out  # the correction superseded it
+    assert "the address fact: [('9 New Road', '12 Old Street')]" in out  # the correction replaced it
+    shrink = int(out.split(" tokens (")[1].split("x smaller")[0])
+    assert shrink >= 20, out  # the long stretch folds into a much smaller working context...
+    for kept in ("the date the write confirmed", "the user's request to call first", "the authorization scope",
+                 "the refund's unknown outcome", "the refund's call and timeout, raw"):
+        assert f"kept: {kept}" in out  # ...that still holds what the next decision needs
     assert "recover again: changed=False" in out
     assert "first bad seq 4" in out  # the edit is caught
     assert out.rstrip().endswith("every check passed")
@@ -46,9 +51,9 @@ def test_demo_on_an_existing_database(dsn):
     done = pgctx_cli("demo", "--dsn", dsn)
     assert done.returncode == 0, done.stderr
     with psycopg.connect(dsn) as conn:
-        # 13 scripted events, the service's answer, three more turns (recovery appends none:
-        # no call was left running)
-        assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 17
+        # 13 scripted events, 80 tracking turns of 4, the service's answer, two more events
+        # (recovery appends none: no call was left running)
+        assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 13 + 320 + 1 + 2
         assert conn.execute("SELECT count(*) FROM pgctx.checkpoints WHERE phase = 'COMMITTED'").fetchone()[0] == 2
 
 
@@ -142,10 +147,10 @@ def test_fold_and_context_commands(dsn):
     assert items[-1] == {"role": "user", "content": "hi"}
     assert "fold v1 at cursor 3" in shown.stderr
 
-    tight = pgctx_cli("context", "--dsn", dsn, "--conversation", "c", "--window", "6200", "--output", "6000",
+    tight = pgctx_cli("context", "--dsn", dsn, "--conversation", "c", "--window", "6100", "--output", "6000",
                       "--margin", "0", "--fixed-input", "0")
     assert tight.returncode == 2
-    assert "over the limit 200" in tight.stderr and "[ContextOverBudget]" in tight.stderr
+    assert "over the limit 100" in tight.stderr and "[ContextOverBudget]" in tight.stderr
 
     no_room = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--window", "100")
     assert no_room.returncode == 2 and "no room for history" in no_room.stderr
