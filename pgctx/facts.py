@@ -10,7 +10,12 @@ disagree:
 - objects are flattened with dotted names (``address.city``), lists of objects with an index
   (``flights[0].id``), down to 4 levels and 10 items;
 - a field is a fact when its value is a number, a boolean, a string of at most 200 characters,
-  or a list of at most 10 such scalars (the names in a listing); longer text is text, not a fact.
+  or a list of at most 10 such scalars (the names in a listing); longer text is text, not a fact;
+- given the arguments of a *read* call, a top-level field that repeats one of them (same name and
+  value) echoes the request and observes nothing: it is not a fact (the database's readings skip
+  it too, sql/160_fold_triggers.sql). A write's result repeating its argument confirms the change,
+  and is a fact. (The judge, :mod:`pgctx.probes`, passes no arguments: a raw event states what it
+  states.)
 """
 
 from __future__ import annotations
@@ -42,8 +47,9 @@ def _flatten(name: str, value: Any, depth: int) -> Iterator[tuple[str, Any]]:
                 yield from _flatten(f"{name}[{i}]", inner, depth + 1)
 
 
-def result_fields(payload: dict[str, Any]) -> list[tuple[str, Any]]:
-    """The (field, value) facts a tool result's payload states, in payload order."""
+def result_fields(payload: dict[str, Any], arguments: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
+    """The (field, value) facts a tool result's payload states, in payload order, less the fields
+    that echo ``arguments`` (a read call's, when known)."""
     fields: list[tuple[str, Any]] = []
     for key, value in payload.items():
         if key in CONVENTIONS:
@@ -52,7 +58,8 @@ def result_fields(payload: dict[str, Any]) -> list[tuple[str, Any]]:
             fields += _flatten("", value, 0)
         else:
             fields += _flatten(str(key), value, 1)
-    return fields
+    echoed = arguments if isinstance(arguments, dict) else {}
+    return [(name, value) for name, value in fields if name not in echoed or echoed[name] != value]
 
 
 def field_matches(field: str, key: str) -> bool:

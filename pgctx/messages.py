@@ -136,8 +136,12 @@ def _fact_line(fact: dict[str, Any]) -> str:
 
 def _call_line(call_id: str, state: dict[str, Any]) -> str:
     subject = f" [{state['subject']}]" if state.get("subject") else ""
-    line = f"{call_id} {state.get('tool', '')}{subject} {state.get('effect', '')}: {state.get('status', '')}"
-    for name in ("request_id", "idempotency_key", "error"):
+    status = state.get("status", "")
+    line = f"{call_id} {state.get('tool', '')}{subject} {state.get('effect', '')}: {status}"
+    # the idempotency key is what a status query asks by: shown while the outcome is open
+    shown = ("request_id", "error") if status in ("succeeded", "failed", "cancelled") else \
+        ("request_id", "idempotency_key", "error")
+    for name in shown:
         if state.get(name):
             line += f", {name.replace('_', ' ')} {state[name]}"
     return f"{line} (#{_seqs(state)})"

@@ -10,35 +10,42 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
 
 1. **Tool state** is exactly what the database derived (``must_keep``): every unresolved call,
    the newest resolved ones with status, request id, failure reason and subject; the writes
-   beyond the horizon become one completed action per tool and status, with a count.
+   beyond the horizon become one completed action per tool and status, with a count (the calls
+   still in tool state need no completed action of their own).
 2. **Facts from tool results**: every field of a successful result that is a fact
    (:mod:`pgctx.facts`) becomes a fact whose authority is the tool, whose subject is the call's
    identifier arguments and whose source is the result (a field that only restates the subject,
-   ``order_id`` of a call about ``order_id=10086``, is not repeated).
+   ``order_id`` of a call about ``order_id=10086``, is not repeated, and a read's field that
+   echoes its own argument observes nothing).
 3. **Which value is current** (article 七.4), for facts with the same key about the same subject
    (two subjects that differ are different entities; a missing subject matches any):
    a confirmed statement by the user replaces any earlier value; the result of a write (or
    irreversible call) replaces any earlier value, this agent having changed it; a read's result
-   replaces the user's, the model's and that tool's own earlier readings, and where another
-   tool's earlier reading about the same identifiers differs, that is a contradiction: both
-   stay, and an open question says so (the database pins both results as risk evidence). The
+   replaces the user's, the model's and that tool's own earlier readings. Another tool's reading
+   about overlapping identifiers (a shared ``name=value``, as the database compares them) that
+   differs is a contradiction: both stay, and an open question says so (the database pins both
+   results as risk evidence); a later reading settles it, replacing the contradicting ones. The
    replaced fact goes; the new one keeps the last different value as ``previous_value``. A value
    the model inferred (authority ``model`` or confidence ``inferred``) never replaces a
-   confirmed one: it becomes an open question instead.
+   confirmed one: it becomes an open question instead. Facts are kept in the order they were
+   last stated or used: a fact whose value a later event repeats (a call's argument, a message)
+   moves to the end.
 4. **The user's own words** (requests, preferences, constraints) are kept verbatim, newest first,
    with their source seqs (a repeated statement is kept once, citing each time it was said);
    bare acknowledgements ("ok", "thanks") are not.
 5. **The goal follows the conversation**: the first user message sets it; a ``topic_switch``
    replaces it, and the earlier goal is kept as a superseded decision.
 6. Approvals granted or denied and permission conclusions become constraints citing their
-   events; subtask ends, phase changes and branch merges become decisions; a failed
-   verification becomes an open question.
-7. **Bounded size**: decisions, open questions, constraints and statements keep their newest
-   entries (8, 8, 12, 12), and the summary keeps within ``budget.summary_limit`` tokens by
-   dropping entries, the least useful first and, among equals, the oldest: decisions and open
-   questions; statements that neither bind ("only", "never", "call me", "without asking", ...)
-   nor hold a value (a number, code, file name, address); tool facts whose value is prose;
-   statements that hold a value; the other tool facts; binding statements; the user's declared
+   events; subtask ends, phase changes and branch merges become decisions, and so does what the
+   agent said it will do (an assistant message offering or planning an action: "I'll ...",
+   "shall I ...", verbatim, authority the model); a failed verification becomes an open question.
+7. **Bounded size**: decisions, open questions, constraints and statements keep at most 8, 8, 12
+   and 12 entries, and the summary keeps within ``budget.summary_limit`` tokens, both by
+   dropping entries, the least useful first and, among equals, the least recent: decisions and
+   open questions that hold no value; statements that neither bind ("only", "never", "call me",
+   "without asking", ...) nor hold a value (a number, a code, a file name, a single word); tool
+   facts whose value is prose (several words, no digit); statements, decisions and open
+   questions that hold a value; the other tool facts; binding statements; the user's declared
    facts; constraints. Tool state and pending actions, which the database requires, are never
    dropped. Stated limit: what is dropped is gone from the summary (the events keep it), and the
    binding words are an English and Chinese list, not an understanding of the text.
@@ -70,6 +77,9 @@ _BINDING = re.compile(r"\b(never|always|only|must|make sure|be sure|call me|text
                       r"|请勿|不要|只|必须|务必|记得", re.IGNORECASE)
 # a number, an email, a path or file name, a code with separators: something a next call can use
 _VALUE = re.compile(r"\d|\S@\S|\w[/_]\w|\w\.[a-z]{2,4}\b")
+# what the agent said it will do: an offer or a plan
+_COMMITMENT = re.compile(r"\b(I'll|I will|I'm going to|I am going to|shall I|should I|let me know and I)\b",
+                         re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,7 +118,7 @@ def binding(text: str) -> bool:
 
 def holds_value(value: Any) -> bool:
     """Whether a statement or fact value holds something a next call can use (rule 7)."""
-    return not isinstance(value, str) or bool(_VALUE.search(value)) or len(value.split()) <= 3
+    return not isinstance(value, str) or bool(_VALUE.search(value)) or len(value.split()) == 1
 
 
 class BuiltinSummarizer:
@@ -118,18 +128,21 @@ class BuiltinSummarizer:
         s = _upgrade(request.previous_summary) if request.previous_summary else _empty()
         keep = request.must_keep
         calls = {**keep.get("collapsed", {}), **keep["tool_calls"]}  # tool and subject of every call touched
+        arguments = {e.payload.get("call_id"): e.payload.get("arguments")  # of the calls made in this range
+                     for e in request.events if e.kind == "tool_call"}
         for event in request.events:
-            self._fold_event(s, event, calls)
+            self._fold_event(s, event, calls, arguments)
+            _used(s, event)
         _tool_state(s, keep)
         _pending(s, keep)
-        for name, cap in CAPS.items():
-            del s[name][cap:]
+        _cap(s)
         s["omitted_event_range"] = dict(keep["omitted_event_range"])
         s["last_event_id"] = request.to_seq
         _bound(s, request.budget or Budget(), request.to_seq)
         return s
 
-    def _fold_event(self, s: dict[str, Any], event: Event, calls: dict[str, Any]) -> None:
+    def _fold_event(self, s: dict[str, Any], event: Event, calls: dict[str, Any],
+                    arguments: dict[str, Any]) -> None:
         p, seq = event.payload, event.seq
         if event.kind == "user" and isinstance(p.get("text"), str):
             if not s["task"]["goal"]:
@@ -139,10 +152,10 @@ class BuiltinSummarizer:
             call = calls.get(p.get("call_id"), {})
             authority = str(p.get("authority") or call.get("tool") or "tool")
             restated = subject_pairs(call.get("subject"))
-            for key, value in result_fields(p):
+            changed = call.get("effect", "read") != "read"
+            for key, value in result_fields(p, None if changed else arguments.get(p.get("call_id"))):
                 if restated.get(key) != str(value):
-                    _set_fact(s, key, value, call.get("subject"), authority, "confirmed", seq,
-                              changed=call.get("effect", "read") != "read")
+                    _set_fact(s, key, value, call.get("subject"), authority, "confirmed", seq, changed=changed)
         elif event.kind in ("fact", "correction") and "key" in p and "value" in p:
             _set_fact(s, str(p["key"]), p["value"], p.get("subject"), str(p.get("authority", "user")),
                       str(p.get("confidence", "confirmed")), seq)
@@ -157,6 +170,8 @@ class BuiltinSummarizer:
         elif event.kind == "permission":
             s["constraints"].insert(0, {"text": f"permission: {p.get('text', canonical_json(p))}",
                                         "source_event_ids": [seq]})
+        elif event.kind == "assistant" and isinstance(p.get("text"), str) and _COMMITMENT.search(p["text"]):
+            _decide(s, f"the agent said: {p['text'][:STATEMENT_CHARS]}", seq)
         elif event.kind == "subtask_end":
             _decide(s, f"subtask ended: {p.get('text', '')}", seq)
             if p.get("task_done"):
@@ -222,6 +237,25 @@ def _same_subject(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
+def _overlap(a: str | None, b: str | None) -> bool:
+    """Subjects about some of the same identifiers (a shared name=value, as sql/160 compares calls)."""
+    return bool(set(subject_pairs(a).items()) & set(subject_pairs(b).items()))
+
+
+def _contradiction(key: str, subject: str | None) -> str:
+    return f"contradiction about {key} [{subject}]:"
+
+
+def _used(s: dict[str, Any], event: Event) -> None:
+    """Rule 3's order: facts whose value this event repeats move to the end (the most recently used)."""
+    text = canonical_json(event.payload)
+    used = [f for f in s["facts"] if isinstance(f["value"], str) and len(f["value"]) >= 5 and holds_value(f["value"])
+            and f["value"] in text and event.seq not in f["source_event_ids"]]
+    for f in used:
+        s["facts"].remove(f)
+        s["facts"].append(f)
+
+
 def _set_fact(s: dict[str, Any], key: str, value: Any, subject: str | None, authority: str, confidence: str,
               seq: int, changed: bool = False) -> None:
     """Rule 3: which value is current. ``changed``: the reading is the result of this agent's write."""
@@ -232,6 +266,10 @@ def _set_fact(s: dict[str, Any], key: str, value: Any, subject: str | None, auth
     if subject is not None:
         fact["subject"] = subject
     where = f"{key}{f' [{subject}]' if subject else ''}"
+
+    def tool(f: dict[str, Any]) -> bool:
+        return f["authority"] not in ("user", "model")
+
     if authority == "model" or confidence != "confirmed":
         confirmed = [f for f in same if f["authority"] != "model" and f["confidence"] == "confirmed"]
         for f in confirmed:
@@ -242,15 +280,19 @@ def _set_fact(s: dict[str, Any], key: str, value: Any, subject: str | None, auth
             return
         replaced = same
     else:
-        def tool(f: dict[str, Any]) -> bool:
-            return f["authority"] not in ("user", "model")
-        rivals = [f for f in same if authority != "user" and not changed and tool(f) and f["authority"] != authority
-                  and f.get("subject") == subject and subject is not None and f["value"] != value]
+        # other tools' readings about overlapping identifiers: a contradiction, or settled by this one
+        others = [f for f in s["facts"] if f["key"] == key and f["status"] == "active" and tool(f)
+                  and f["authority"] != authority and _overlap(f.get("subject"), subject)]
+        settled = changed or authority == "user" or len({canonical_json(f["value"]) for f in others}) > 1
+        rivals = [] if settled else [f for f in others if f["value"] != value]
         for f in rivals:
-            _question(s, f"contradiction about {where}: {f['authority']} says {f['value']!r} "
+            _question(s, f"{_contradiction(key, subject)} {f['authority']} says {f['value']!r} "
                          f"(#{f['source_event_ids'][-1]}), {authority} says {value!r} (#{seq})")
+        if settled and others:
+            s["open_questions"] = [q for q in s["open_questions"] if not q.startswith(f"contradiction about {key} [")]
         replaced = [f for f in same if f not in rivals
                     and (authority == "user" or changed or not tool(f) or f["authority"] == authority)]
+        replaced += [f for f in others if settled and f not in replaced]
     previous = None
     for f in replaced:
         s["facts"].remove(f)
@@ -280,10 +322,8 @@ def _tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
         entry["source_event_ids"] = [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])
         entry["action"] = (f"{call['tool']}: {entry['count']} earlier call(s) {call['status']} "
                            "(request ids in pgctx.side_effects)")
-    done = [{"action": f"{st['tool']} ({call_id}{', ' + st['subject'] if st.get('subject') else ''})",
-             "status": "succeeded", "source_event_ids": st["source_event_ids"]}
-            for call_id, st in s["tool_state"].items() if st["status"] == "succeeded" and st["effect"] != "read"]
-    s["completed_actions"] = list(per_tool.values()) + done
+    # the calls still in tool_state show their own status: only the collapsed need an action
+    s["completed_actions"] = list(per_tool.values())
 
 
 def _pending(s: dict[str, Any], keep: dict[str, Any]) -> None:
@@ -309,7 +349,8 @@ def _tokens(s: dict[str, Any], budget: Budget, cursor: int) -> int:
 def _tier(name: str, item: Any) -> int:
     """Rule 7: the order entries are dropped in (lowest first)."""
     if name in ("decisions", "open_questions"):
-        return 0
+        text = item if isinstance(item, str) else item["decision"]
+        return 3 if _VALUE.search(text) else 0
     if name == "user_requests":
         return 5 if binding(item["text"]) else (3 if holds_value(item["text"]) else 1)
     if name == "facts":
@@ -317,6 +358,21 @@ def _tier(name: str, item: Any) -> int:
             return 6
         return 4 if holds_value(item["value"]) else 2
     return 7  # constraints
+
+
+def _drop_order(s: dict[str, Any], names: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """The entries of these sections, in the order rule 7 drops them: by tier, then least recent
+    first (facts are kept least recently used first, the other sections newest first)."""
+    entries = [(_tier(name, item), i if name == "facts" else -i, name, item)
+               for name in names for i, item in enumerate(s[name])]
+    return [(name, item) for *_, name, item in sorted(entries, key=lambda e: e[:2])]
+
+
+def _cap(s: dict[str, Any]) -> None:
+    """Rule 7: at most CAPS entries per section."""
+    for name, cap in CAPS.items():
+        for _, item in _drop_order(s, (name,))[:max(len(s[name]) - cap, 0)]:
+            s[name].remove(item)
 
 
 def _bound(s: dict[str, Any], budget: Budget, cursor: int) -> None:
@@ -329,14 +385,7 @@ def _bound(s: dict[str, Any], budget: Budget, cursor: int) -> None:
     if total <= limit:
         return
     counter = budget.counter()
-
-    def newest(item: Any) -> int:
-        return max(item.get("source_event_ids") or [0]) if isinstance(item, dict) else 0
-
-    entries = [(_tier(name, item), newest(item), -i, name, item)
-               for name in ("decisions", "open_questions", "user_requests", "facts", "constraints")
-               for i, item in enumerate(s[name])]  # (-i: a list kept newest first drops its last entry first)
-    for _, _, _, name, item in sorted(entries, key=lambda e: e[:3]):
+    for name, item in _drop_order(s, ("decisions", "open_questions", "user_requests", "facts", "constraints")):
         s[name].remove(item)
         total -= counter.count(item_line(name, item)) + 1
         if total <= limit:

@@ -133,8 +133,8 @@ class Budget:
     alpha: float = 0.8
     model: str = DEFAULT_MODEL
     structural_floor: float = 0.6
-    raw_tail: float = 0.2
-    summary_share: float = 0.2
+    raw_tail: float = 0.15
+    summary_share: float = 0.3
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:

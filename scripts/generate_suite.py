@@ -2092,7 +2092,8 @@ class FileSystem:
             return {"current_directory_content": sorted(entries)}, None
         lines = [f"drwxr-xr-x     4096  2024-02-01  {name}/" if isinstance(e, dict) else
                  f"-rw-r--r--  {e.size():>7}  {e.modified}  {name}" for name, e in sorted(entries.items())]
-        return {"current_directory": self.path(), "entries": len(entries)}, "\n".join(lines)
+        folders = sorted(name for name, e in entries.items() if isinstance(e, dict))
+        return {"current_directory": self.path(), "entries": len(entries), "folders": folders}, "\n".join(lines)
 
     def find(self, name: str, path: str = ".") -> Output:
         def walk(node: dict[str, Any], prefix: str) -> Iterable[str]:

@@ -103,7 +103,7 @@ $$;
 COMMENT ON FUNCTION pgctx.lineage(text) IS
     'Where a conversation''s history is stored: (conversation_id, after_seq, upto_seq) for itself and, for a branch, each source up to its fork point.';
 
--- Before 0006 tool_calls returned no subject. Its row type changes, so the old function goes,
+-- Before 0006 tool_calls returned no subject or arguments. Its row type changes, so the old function goes,
 -- and with it the two views built on it (side_effects, conversation_status: 140 recreates them,
 -- 150 grants them again; migration 0006 runs both after this file). Only that old shape is
 -- dropped, so running this file again changes nothing.
@@ -112,7 +112,7 @@ BEGIN
     IF to_regprocedure('pgctx.tool_calls(text, bigint, bigint, text[])') IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM pg_proc p
                         WHERE p.oid = to_regprocedure('pgctx.tool_calls(text, bigint, bigint, text[])')
-                          AND 'subject' = ANY (p.proargnames)) THEN
+                          AND 'arguments' = ANY (p.proargnames)) THEN
         DROP FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) CASCADE;
     END IF;
 END
@@ -124,7 +124,7 @@ CREATE OR REPLACE FUNCTION pgctx.tool_calls(conversation_id text, from_seq bigin
                                             also_calls text[] DEFAULT '{}')
 RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_seq bigint,
                result_seq bigint, answer_seq bigint, outcome text, request_id text, error text,
-               status text, identifiers text[], subject text)
+               status text, identifiers text[], subject text, arguments jsonb)
 -- plpgsql with a generic plan kept for the session: a fold calls this several times and
 -- planning (~0.5 ms) cost more than running it; the plan is index lookups whatever the range.
 LANGUAGE plpgsql STABLE
@@ -193,7 +193,8 @@ BEGIN
                ELSE 'running'
            END,
            ident.vals,
-           ident.subject
+           ident.subject,
+           CASE jsonb_typeof(c.payload->'arguments') WHEN 'object' THEN c.payload->'arguments' ELSE '{}' END
       FROM calls c
       LEFT JOIN pgctx.tools reg ON reg.tool = c.payload->>'tool'
      CROSS JOIN LATERAL (SELECT coalesce(array_agg(a.value #>> '{}' ORDER BY a.key), '{}') AS vals,
@@ -227,7 +228,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) IS
-    'Tool calls made or answered in from_seq+1..upto (plus also_calls) with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks); identifiers and subject: the identifier arguments.';
+    'Tool calls made or answered in from_seq+1..upto (plus also_calls) with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks); identifiers and subject: the identifier arguments; arguments: all of them.';
 
 -- Approvals requested by to_seq and not answered by then (events_approval: cost grows with the
 -- number of approvals, not with the history).

@@ -66,7 +66,9 @@ BEGIN
         SELECT b.s, coalesce(sum(r.tokens), 0) AS h, count(r.seq) FILTER (WHERE r.tokens IS NULL) AS uncounted
           FROM bounds b LEFT JOIN range r ON true GROUP BY b.s
     ), readings AS MATERIALIZED (
-        -- what successful results say about identifiers: (seq, tool, effect, identifiers, field, value)
+        -- what successful results say about identifiers: (seq, tool, effect, identifiers, field, value);
+        -- a read's field that repeats the call's own argument echoes the request, it observes nothing
+        -- (a write's confirms the change)
         SELECT r.seq, c.tool, c.effect, c.identifiers, f.key AS field, f.value
           FROM range r
           JOIN calls c ON c.call_id = r.payload->>'call_id'
@@ -74,6 +76,7 @@ BEGIN
                                             THEN r.payload->'result' ELSE '{}' END) AS f(key, value)
          WHERE r.kind = 'tool_result' AND r.payload->>'outcome' = 'succeeded'
            AND cardinality(c.identifiers) > 0 AND jsonb_typeof(f.value) IN ('string', 'number', 'boolean')
+           AND (c.effect <> 'read' OR c.arguments->f.key IS DISTINCT FROM f.value)
     )
     SELECT 'capacity',
            CASE WHEN s.s > 0 THEN format('summary and unfolded history are %s + %s = %s tokens, over the threshold %s',

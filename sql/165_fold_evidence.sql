@@ -70,6 +70,8 @@ BEGIN
                                 WHERE r.payload->>'outcome' = 'succeeded'
                                   AND jsonb_typeof(r.payload->'result') = 'object'
                                   AND r.payload->'result' ? (risk->>'field')
+                                  AND (t.effect <> 'read'
+                                       OR t.arguments->(risk->>'field') IS DISTINCT FROM r.payload->'result'->(risk->>'field'))
                                   AND t.identifiers && ARRAY(SELECT jsonb_array_elements_text(risk->'identifiers')));
         WHEN 'permission' THEN
             RETURN NOT EXISTS (SELECT 1 FROM pgctx.events e
