@@ -205,11 +205,13 @@ class Trajectory:
 
 
 def _field(error: dict[str, Any]) -> str:
-    # the discriminator's own name is noise in a location ("probes.0.fact.value" -> "probes.0.value")
-    return ".".join(str(p) for p in error["loc"] if p not in PROBE_CLASSES and p not in _STEP_TYPES) or "(line)"
+    # the discriminator's value and the union member's type are noise in a location:
+    # "probes.0.fact.value" -> "probes.0.value", "arguments.amount.str" -> "arguments.amount"
+    return ".".join(str(p) for p in error["loc"] if p not in _NOISE and "[" not in str(p)) or "(line)"
 
 
 _STEP_TYPES = ("event", "decision", "recover", "fork", "switch", "confirm_mainline")
+_NOISE = frozenset((*PROBE_CLASSES, *_STEP_TYPES, "str", "int", "float", "bool", "none", "list", "dict"))
 
 
 def _invalid(path: str, line: int, exc: pydantic.ValidationError) -> TrajectoryError:

@@ -1,0 +1,154 @@
+"""Risk evidence stays raw beside the summary for as long as its risk is live (article 三.3;
+sql/165_fold_evidence.sql): carried from fold to fold, and released by the documented event for
+each kind of risk, not by the next fold."""
+
+from __future__ import annotations
+
+import pytest
+
+import pgctx
+from tests.events import call, result
+
+CID = "evidence"
+
+
+def add(conn, *events) -> list[int]:
+    return pgctx.append_many(conn, CID, [{"kind": k, "payload": p} for k, p in events])
+
+
+def fold(conn) -> int:
+    done = pgctx.fold(conn, CID, force=True)
+    assert done.committed
+    return done.cursor
+
+
+def pinned(conn) -> list[int]:
+    """The seqs kept raw beside the summary (evidence, not unfolded events)."""
+    return [seq for seq, _ in pgctx.build_context(conn, CID).evidence]
+
+
+def filler(n: int = 2) -> list[tuple[str, dict]]:
+    return [("user", {"text": "anything else?"}), ("assistant", {"text": "nothing new"})][:n]
+
+
+def test_an_irreversible_call_stays_raw_until_its_work_is_closed(conn):
+    add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
+        ("tool_result", result(1)))
+    for _ in range(3):  # fold after fold, the refund stays beside the summary
+        fold(conn)
+        assert pinned(conn) == [2, 3]
+        add(conn, *filler())
+    add(conn, ("subtask_end", {"text": "refund done"}))
+    assert pinned(conn) == []  # closed at the head already, before any fold
+    fold(conn)
+    assert pinned(conn) == []
+    entries = conn.execute("SELECT version, evidence FROM pgctx.checkpoints WHERE conversation_id = %s ORDER BY version",
+                           (CID,)).fetchall()
+    assert [len(e) for _, e in entries] == [1, 1, 1, 0]  # carried by each checkpoint while live, then not
+
+
+@pytest.mark.parametrize("closer", [("topic_switch", {"topic": "invoices"}), ("subtask_end", {"text": "done"})])
+def test_each_closing_event_releases_an_irreversible_call(conn, closer):
+    add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
+        ("tool_result", result(1)))
+    fold(conn)
+    add(conn, closer)
+    assert pinned(conn) == []
+
+
+def test_an_unknown_outcome_stays_raw_until_the_service_answers(conn):
+    add(conn, ("user", {"text": "charge the fee"}), ("tool_call", call(1, tool="charge")),
+        ("tool_result", result(1, "timeout")))
+    fold(conn)
+    add(conn, *filler())
+    fold(conn)
+    reasons = dict(pgctx.build_context(conn, CID).evidence)
+    assert sorted(reasons) == [2, 3] and "risk: unknown outcome: charge (call call-1)" in reasons[2]
+    (resolution,) = pgctx.reconcile(conn, CID, lambda c: {"outcome": "succeeded", "request_id": "req-late"})
+    # no longer a risk; until the next fold, the summary still says unknown, so its events stay beside it
+    assert dict(pgctx.build_context(conn, CID).evidence) == {
+        2: f"call call-1 is unknown; call of the result at seq {resolution.seq}", 3: "call call-1 is unknown"}
+    fold(conn)
+    assert pinned(conn) == [] and resolution.seq == 6
+
+
+def test_a_contradiction_within_a_call_stays_raw_until_a_later_answer(conn):
+    add(conn, ("user", {"text": "cancel it"}), ("tool_call", call(1, tool="cancel")), ("tool_result", result(1)),
+        ("status_query", {"call_id": "call-1", "outcome": "not_performed"}))
+    fold(conn)
+    add(conn, *filler())
+    fold(conn)
+    assert pinned(conn) == [3, 4]
+    add(conn, ("status_query", {"call_id": "call-1", "outcome": "succeeded", "request_id": "req-1"}))
+    assert 3 not in pinned(conn)
+
+
+def test_a_contradiction_across_tools_stays_raw_until_a_later_reading(conn):
+    conn.execute("SELECT pgctx.declare_tool('app_stock', 'read', ARRAY['sku']),"
+                 " pgctx.declare_tool('wh_stock', 'read', ARRAY['sku'])")
+    add(conn, ("user", {"text": "is A in stock?"}),
+        ("tool_call", {"tool": "app_stock", "call_id": "a", "arguments": {"sku": "A"}}),
+        ("tool_result", {"call_id": "a", "outcome": "succeeded", "result": {"in_stock": 3}}),
+        ("tool_call", {"tool": "wh_stock", "call_id": "w", "arguments": {"sku": "A"}}),
+        ("tool_result", {"call_id": "w", "outcome": "succeeded", "result": {"in_stock": 0}}))
+    triggers = conn.execute("SELECT reason, evidence, risk FROM pgctx.fold_triggers(%s) WHERE trigger_class = 'risk'",
+                            (CID,)).fetchall()
+    assert triggers == [("contradictory results about A: app_stock says in_stock = 3 (seq 3), wh_stock says 0 (seq 5)",
+                         [3, 5], {"risk": "conflict", "identifiers": ["A"], "field": "in_stock"})]
+    fold(conn)
+    add(conn, *filler())
+    fold(conn)
+    assert pinned(conn) == [3, 5]
+    add(conn, ("tool_call", {"tool": "app_stock", "call_id": "b", "arguments": {"sku": "A"}}),
+        ("tool_result", {"call_id": "b", "outcome": "succeeded", "result": {"in_stock": 0}}))
+    assert pinned(conn) == []
+
+
+def test_a_write_that_changes_what_a_read_said_is_no_contradiction(conn):
+    conn.execute("SELECT pgctx.declare_tool('get_order', 'read', ARRAY['order_id'])")
+    add(conn, ("user", {"text": "move 10086"}),
+        ("tool_call", {"tool": "get_order", "call_id": "g", "arguments": {"order_id": "10086"}}),
+        ("tool_result", {"call_id": "g", "outcome": "succeeded", "result": {"date": "2026-09-02"}}),
+        ("tool_call", {"tool": "set_date", "call_id": "s", "effect": "write", "idempotency_key": "k",
+                       "arguments": {"order_id": "10086", "date": "2026-09-05"}}),
+        ("tool_result", {"call_id": "s", "outcome": "succeeded", "request_id": "r", "result": {"date": "2026-09-05"}}))
+    risks = conn.execute("SELECT reason FROM pgctx.fold_triggers(%s) WHERE trigger_class = 'risk'", (CID,)).fetchall()
+    assert risks == []
+
+
+@pytest.mark.parametrize("risk, release", [
+    (("permission", {"text": "the caller owns order 10086"}), ("permission", {"text": "ownership re-checked"})),
+    (("verification", {"ok": False, "what": "address"}), ("verification", {"ok": True, "what": "address"})),
+])
+def test_permissions_and_failed_verifications_stay_raw_until_superseded(conn, risk, release):
+    add(conn, ("user", {"text": "go ahead"}), risk)
+    fold(conn)
+    add(conn, *filler())
+    fold(conn)
+    assert pinned(conn) == [2]
+    if risk[0] == "verification":  # another thing verified does not release it
+        add(conn, ("verification", {"ok": True, "what": "phone"}))
+        assert pinned(conn) == [2]
+    add(conn, release)
+    assert pinned(conn) == []
+
+
+def test_a_restart_stays_raw_while_the_call_it_interrupted_is_unresolved(conn):
+    add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund")))
+    assert pgctx.recover(conn, CID)["recovery_event_seq"] == 3
+    fold(conn)
+    add(conn, *filler())
+    fold(conn)
+    assert pinned(conn) == [2, 3]
+    pgctx.reconcile(conn, CID, lambda c: {"outcome": "not_performed"})
+    assert 3 not in pinned(conn)
+
+
+def test_risk_live_by_sql(conn):
+    add(conn, ("user", {"text": "x"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
+        ("tool_result", result(1)), ("subtask_end", {"text": "done"}))
+    live = "SELECT pgctx.risk_live(%s, %s::jsonb, %s, %s)"
+    irreversible = '{"risk": "irreversible", "call_id": "call-1"}'
+    assert conn.execute(live, (CID, irreversible, [2, 3], 3)).fetchone() == (True,)
+    assert conn.execute(live, (CID, irreversible, [2, 3], 4)).fetchone() == (False,)
+    assert conn.execute(live, (CID, '{"risk": "something else"}', [2], 4)).fetchone() == (False,)
