@@ -145,6 +145,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     summarizer = (pgctx.OpenAISummarizer(args.model, base_url=os.environ.get("OPENAI_BASE_URL"))
                   if args.summarizer == "openai" else pgctx.BuiltinSummarizer())
+    ask = None
+    if args.ask:
+        from pgctx.asking import ProbeAsker
+
+        ask = ProbeAsker(args.model, base_url=os.environ.get("OPENAI_BASE_URL"))
 
     def progress(done: int, total: int, result) -> None:
         rate = result.pass_rate("pgctx")
@@ -152,7 +157,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"pgctx {100 * (rate or 0):.1f}%, {result.compression or 0:.1f}x")
         print(f"[{done}/{total}] {result.id}: {state} ({result.seconds:.1f} s)", file=sys.stderr, flush=True)
 
-    report = evaluate(args.dsn, args.paths or None, summarizer=summarizer, budget=_budget(args), progress=progress)
+    report = evaluate(args.dsn, args.paths or None, summarizer=summarizer, budget=_budget(args), ask=ask,
+                      progress=progress)
     if args.json:
         json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -266,6 +272,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--min-pass", type=float, help="exit 1 if pgctx's pass rate is below this (0..1)")
     v.add_argument("--summarizer", choices=("builtin", "openai"), default="builtin",
                    help="builtin (default) or openai (OPENAI_API_KEY / OPENAI_BASE_URL, --model)")
+    v.add_argument("--ask", action="store_true",
+                   help="also ask the model (--model, OPENAI_API_KEY / OPENAI_BASE_URL) the probes' questions, "
+                        "given only pgctx's context, and score its answers")
     budget_args(v, EVAL_BUDGET)
     return p
 

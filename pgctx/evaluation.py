@@ -11,7 +11,9 @@ The evaluation of article 十八 as a product feature (docs/eval.md):
 3. At each decision point the working context is built (``pgctx.build_context``) and every probe
    is judged against it (:mod:`pgctx.probes`), and against the baselines of
    :mod:`pgctx.baselines` given the same number of tokens.
-4. The report gives, per trajectory and per probe class, the pass rates, the compression (the
+4. With ``ask`` (a :class:`pgctx.asking.ProbeAsker`), a model is also asked the probes' questions
+   given only pgctx's working context, and its answers are scored (system ``pgctx_asked``).
+5. The report gives, per trajectory and per probe class, the pass rates, the compression (the
    full history's tokens over the working context's), folds committed and refused (by SQLSTATE),
    summarizer calls and the last summary's tokens. A trajectory whose events the database refuses
    reports that event's line and SQLSTATE, and the others are still evaluated.
@@ -30,7 +32,7 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import psycopg
 
@@ -47,9 +49,12 @@ from pgctx.trajectory import (
     TrajectoryError, load_all,
 )
 
+if TYPE_CHECKING:  # the asker (and openai) only when asked for
+    from pgctx.asking import ProbeAsker
+
 # The suite's budget: a 4,096-token window with 512 tokens kept for the answer (B = 3,584).
 EVAL_BUDGET = Budget(window=4096, fixed_input=0, output=512, reasoning=0, margin=0)
-SYSTEMS = ("pgctx", "last_messages", "trim_messages")
+SYSTEMS = ("pgctx", "last_messages", "trim_messages", "pgctx_asked")
 TRIM_SKIPPED = "langchain-core is not installed (pip install 'pgctx[eval]')"
 
 
@@ -105,10 +110,12 @@ class EvalReport:
     summarizer: str
     budget: Budget
     trim_skipped: str | None = None
+    asker: str | None = None  # the model asked the probes' questions, if any
 
     @property
     def systems(self) -> tuple[str, ...]:
-        return SYSTEMS[:2] if self.trim_skipped else SYSTEMS
+        return tuple(s for s in SYSTEMS if not (s == "trim_messages" and self.trim_skipped)
+                     and not (s == "pgctx_asked" and self.asker is None))
 
     def probes(self) -> list[ProbeOutcome]:
         return [p for r in self.results for p in r.probes]
@@ -134,6 +141,8 @@ class EvalReport:
                        "model": self.budget.model},
         }
         for system in SYSTEMS:
+            if system == "pgctx_asked" and self.asker is None:
+                continue
             if system not in self.systems:
                 out[system] = {"skipped": self.trim_skipped}
                 continue
@@ -170,7 +179,7 @@ class _Counting:
 
 
 def evaluate(target: str | psycopg.Connection | None = None, paths: Sequence[str | Path] | None = None, *,
-             summarizer: Summarizer | None = None, budget: Budget | None = None,
+             summarizer: Summarizer | None = None, budget: Budget | None = None, ask: ProbeAsker | None = None,
              progress: Callable[[int, int, TrajectoryResult], None] | None = None) -> EvalReport:
     """Replay trajectories (default: the shipped suite) and judge their probes; see the module doc.
 
@@ -181,7 +190,8 @@ def evaluate(target: str | psycopg.Connection | None = None, paths: Sequence[str
     trajectories = load_all(paths)  # every file validated before anything runs
     summarizer = summarizer or BuiltinSummarizer()
     budget = budget or EVAL_BUDGET
-    report = EvalReport([], summarizer.id, budget, None if baselines.trim_available() else TRIM_SKIPPED)
+    report = EvalReport([], summarizer.id, budget, None if baselines.trim_available() else TRIM_SKIPPED,
+                        ask.id if ask else None)
     run = uuid.uuid4().hex[:8]
     with _database(target) as conn:
         for t in trajectories:
@@ -189,7 +199,7 @@ def evaluate(target: str | psycopg.Connection | None = None, paths: Sequence[str
                 conn.execute("SELECT pgctx.declare_tool(%s, %s, %s, %s)",
                              (tool.tool, tool.effect, tool.identifier_args, tool.description))
         for done, t in enumerate(trajectories, start=1):
-            report.results.append(_Replay(conn, t, f"eval-{t.id}-{run}", summarizer, budget).run())
+            report.results.append(_Replay(conn, t, f"eval-{t.id}-{run}", summarizer, budget, ask).run())
             if progress is not None:
                 progress(done, len(trajectories), report.results[-1])
     return report
@@ -224,8 +234,8 @@ class _Replay:
     """One trajectory, replayed as an agent service runs it."""
 
     def __init__(self, conn: psycopg.Connection, trajectory: Trajectory, base_id: str, summarizer: Summarizer,
-                 budget: Budget):
-        self.conn, self.t, self.budget = conn, trajectory, budget
+                 budget: Budget, ask: ProbeAsker | None = None):
+        self.conn, self.t, self.budget, self.ask = conn, trajectory, budget, ask
         self.summarizer = _Counting(summarizer)
         self.counter = budget.counter()
         self.ids = {"main": base_id}
@@ -337,9 +347,13 @@ class _Replay:
         trimmed = baselines.trim_messages(history, tokens)
         if trimmed is not None:
             views["trim_messages"] = _raw_view(trimmed)
-        for probe in step.probes:
+        asked = (self.ask.ask(ctx.messages, step.probes) if self.ask and over is None
+                 else [over] * len(step.probes))
+        for probe, answered in zip(step.probes, asked):
             verdicts = {"pgctx": over or judge(probe, mine)}
             verdicts.update({name: judge(probe, view) for name, view in views.items()})
+            if self.ask and answered is not None:
+                verdicts["pgctx_asked"] = answered
             self.result.probes.append(ProbeOutcome(step.id, probe.probe, verdicts))
 
 
@@ -353,7 +367,7 @@ def format_report(report: EvalReport) -> str:
     def pct(value: float | None) -> str:
         return "   -" if value is None else f"{100 * value:5.1f}%"
 
-    names = {"pgctx": "pgctx", "last_messages": "last msgs", "trim_messages": "trim_msgs"}
+    names = {"pgctx": "pgctx", "last_messages": "last msgs", "trim_messages": "trim_msgs", "pgctx_asked": "asked"}
     head = (f"{'trajectory':<28} {'events':>6} {'tokens':>7} {'probes':>6} "
             + " ".join(f"{names[s]:>9}" for s in report.systems)
             + f" {'compr.':>6} {'folds':>5} {'refused':>7} {'calls':>5} {'summary':>7}")
@@ -377,5 +391,6 @@ def format_report(report: EvalReport) -> str:
     if report.trim_skipped:
         lines.append(f"trim_messages skipped: {report.trim_skipped}")
     lines.append(f"summarizer {report.summarizer}; budget: window {report.budget.window}, "
-                 f"B = {report.budget.history_budget} tokens ({report.budget.model})")
+                 f"B = {report.budget.history_budget} tokens ({report.budget.model})"
+                 + (f"; asked: {report.asker} (the evidence class is not asked)" if report.asker else ""))
     return "\n".join(lines)
