@@ -5,7 +5,7 @@ version 1, :mod:`pgctx.summary_v1`, stays registered and valid), and pgctx.prepa
 every candidate against the registered schema in SQL, so a candidate from psql and one from
 Python are held to the same rules. A test proves the registered schema equals :func:`json_schema`.
 
-What version 2 adds to version 1, so that a summary keeps what the next decision needs and stays
+Version 2 extends version 1's models (:mod:`pgctx.summary_v1`). What it adds, so that a summary keeps what the next decision needs and stays
 bounded (docs/guarantees.md, "Summaries"):
 
 - ``facts`` may hold a short list of scalars, and name their ``subject`` (the identifiers they are
@@ -38,40 +38,21 @@ __all__ = ["SCHEMA_VERSION", "ActionStatus", "Action", "Decision", "EventRange",
            "Summary", "Task", "TaskStatus", "ToolCallState", "Value", "dump", "json_schema"]
 
 
-class Task(_Strict):
-    goal: str
-    status: TaskStatus
+class Task(summary_v1.Task):
     source_event_ids: list[int] = Field(default_factory=list, description="the event that set the goal")
 
 
-class Fact(_Strict):
-    key: str
+class Fact(summary_v1.Fact):
     value: Value
-    confidence: Literal["confirmed", "inferred", "unknown"]
-    authority: str = Field(description="who established it: 'user', 'model', or the tool/service name")
-    source_event_ids: list[int]
-    status: Literal["active", "expired"]
     subject: Optional[str] = Field(default=None, description="what it is about, e.g. 'order_id=10086'")
-    observed_at: Optional[str] = None
-    valid_until: Optional[str] = None
     previous_value: Value = None
 
 
-class ToolCallState(_Strict):
-    tool: str
-    effect: Literal["read", "write", "irreversible"]
-    status: ActionStatus
-    source_event_ids: list[int]
+class ToolCallState(summary_v1.ToolCallState):
     subject: Optional[str] = Field(default=None, description="the call's identifier arguments, e.g. 'order_id=10086'")
-    request_id: Optional[str] = None
-    idempotency_key: Optional[str] = None
-    error: Optional[str] = None
 
 
-class Action(_Strict):
-    action: str
-    status: ActionStatus
-    source_event_ids: list[int]
+class Action(summary_v1.Action):
     tool: Optional[str] = Field(default=None, description="set on the per-tool entry that collapses older calls")
     count: Optional[int] = Field(default=None, description="how many calls a per-tool entry collapses")
 

@@ -81,6 +81,10 @@ class Header(_Strict):
 class _Probe(_Strict):
     why: str = ""  # what the author wants this probe to show
 
+    def _exactly_one(self, *names: str) -> None:
+        if sum(getattr(self, name) is not None for name in names) != 1:
+            raise ValueError(f"name exactly one of {' and '.join(names)}")
+
 
 class FactProbe(_Probe):
     probe: Literal["fact"]
@@ -99,8 +103,7 @@ class ToolStateProbe(_Probe):
 
     @model_validator(mode="after")
     def _one_name(self) -> ToolStateProbe:
-        if (self.call_id is None) == (self.idempotency_key is None):
-            raise ValueError("name the call by exactly one of call_id and idempotency_key")
+        self._exactly_one("call_id", "idempotency_key")
         return self
 
 
@@ -119,8 +122,7 @@ class PendingProbe(_Probe):
 
     @model_validator(mode="after")
     def _one_name(self) -> PendingProbe:
-        if (self.approval_id is None) == (self.call_id is None):
-            raise ValueError("name exactly one of approval_id and call_id")
+        self._exactly_one("approval_id", "call_id")
         return self
 
 
