@@ -38,6 +38,10 @@ def __getattr__(name: str):
         from pgctx.probe import CounterfactualProbe
 
         return CounterfactualProbe
+    if name == "evaluate":  # the evaluation harness imports this package itself
+        from pgctx.evaluation import evaluate
+
+        return evaluate
     raise AttributeError(f"module 'pgctx' has no attribute {name!r}")
 
 
@@ -60,6 +64,7 @@ __all__ = [
     "append",
     "append_many",
     "build_context",
+    "evaluate",
     "fold",
     "reconcile",
     "canonical_json",

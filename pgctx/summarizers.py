@@ -36,7 +36,8 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
 5. **The goal follows the conversation**: the first user message sets it; a ``topic_switch``
    replaces it, and the earlier goal is kept as a superseded decision.
 6. Approvals granted or denied and permission conclusions become constraints citing their
-   events; subtask ends, phase changes and branch merges become decisions, and so does what the
+   events (the same scope granted again, or the same conclusion, is one constraint citing the
+   newest); subtask ends, phase changes and branch merges become decisions, and so does what the
    agent said it will do (an assistant message offering or planning an action: "I'll ...",
    "shall I ...", verbatim, authority the model); a failed verification becomes an open question.
 7. **Bounded size**: decisions, open questions, constraints and statements keep at most 8, 8, 12
@@ -160,16 +161,15 @@ class BuiltinSummarizer:
             _set_fact(s, str(p["key"]), p["value"], p.get("subject"), str(p.get("authority", "user")),
                       str(p.get("confidence", "confirmed")), seq)
         elif event.kind == "approval" and p.get("status") in ("granted", "denied"):
-            scope = canonical_json(p.get("scope"))
             verb = "authorized" if p["status"] == "granted" else "denied"
-            text = f"{verb} by {p.get('granted_by', 'user')} (approval {p.get('approval_id')}): {scope}"
+            grant = f"{verb} by {p.get('granted_by', 'user')}: {canonical_json(p.get('scope'))}" + (
+                f" - {p['text']}" if p.get("text") else "")
             sources = [seq] + ([p["scopes_event"]] if isinstance(p.get("scopes_event"), int)
                                and 1 <= p["scopes_event"] < seq else [])
-            s["constraints"].insert(0, {"text": text + (f" - {p['text']}" if p.get("text") else ""),
-                                        "source_event_ids": sources})
+            _constrain(s, f"{grant} (approval {p.get('approval_id')})", sources, same=f"{grant} (approval ")
         elif event.kind == "permission":
-            s["constraints"].insert(0, {"text": f"permission: {p.get('text', canonical_json(p))}",
-                                        "source_event_ids": [seq]})
+            text = f"permission: {p.get('text', canonical_json(p))}"
+            _constrain(s, text, [seq], same=text)
         elif event.kind == "assistant" and isinstance(p.get("text"), str) and _COMMITMENT.search(p["text"]):
             _decide(s, f"the agent said: {p['text'][:STATEMENT_CHARS]}", seq)
         elif event.kind == "subtask_end":
@@ -214,6 +214,12 @@ def _upgrade(previous: dict[str, Any]) -> dict[str, Any]:
 
 def _decide(s: dict[str, Any], text: str, *seqs: int, status: str = "active") -> None:
     s["decisions"].insert(0, {"decision": text, "status": status, "source_event_ids": list(seqs)})
+
+
+def _constrain(s: dict[str, Any], text: str, sources: list[int], same: str) -> None:
+    """A constraint, newest first; one granted again (its text starts the same) replaces the older."""
+    s["constraints"] = [c for c in s["constraints"] if not (isinstance(c, dict) and c["text"].startswith(same))]
+    s["constraints"].insert(0, {"text": text, "source_event_ids": sources})
 
 
 def _question(s: dict[str, Any], text: str) -> None:

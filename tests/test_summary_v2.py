@@ -262,3 +262,15 @@ def test_eager_folds_of_a_long_conversation_stay_within_the_summary_share(conn):
     stored = conn.execute("SELECT max(tokens) FROM pgctx.checkpoints WHERE conversation_id = %s", (CID,)).fetchone()[0]
     assert 0 < stored <= b.summary_limit
     assert EAGER.summary_limit > b.summary_limit  # (the default share, for scale)
+
+
+def test_the_same_authorization_granted_again_is_one_constraint(conn):
+    def grant(n: int, order: str) -> tuple[str, dict]:
+        return ("approval", {"approval_id": f"ap-{n}", "status": "granted", "granted_by": "user",
+                             "scope": {"order_id": order}})
+    add(conn, ("user", {"text": "you may change my orders"}), grant(1, "10086"), grant(2, "20086"), grant(3, "10086"),
+        ("permission", {"text": "the caller owns both orders"}), ("permission", {"text": "the caller owns both orders"}))
+    assert folded(conn)["constraints"] == [
+        {"text": "permission: the caller owns both orders", "source_event_ids": [6]},
+        {"text": 'authorized by user: {"order_id": "10086"} (approval ap-3)', "source_event_ids": [4]},
+        {"text": 'authorized by user: {"order_id": "20086"} (approval ap-2)', "source_event_ids": [3]}]
