@@ -88,7 +88,7 @@ from pgctx.folding import ATTEMPTS, _fold  # noqa: E402
 from pgctx.folds import fold_request  # noqa: E402
 from pgctx.summarizers import BuiltinSummarizer  # noqa: E402
 from pgctx.tokens import Budget  # noqa: E402
-from machine import cpu_model
+from machine import code_state, cpu_model, met
 
 RESULTS = HERE / "results" / "context.md"
 TAIL = 40  # unfolded events at measurement time, both conversations
@@ -469,33 +469,6 @@ def sum_statements(runs: list[list[tuple]]) -> list[tuple]:
 
 
 # ---- report ------------------------------------------------------------------------------------
-
-def met(ok: bool) -> str:
-    return "met" if ok else "**MISSED**"
-
-
-def code_state() -> str:
-    """Which code is measured: the commit, and any uncommitted change to pgctx/, sql/, migrations/."""
-    import hashlib
-    import subprocess
-
-    def git(*a: str) -> str:
-        return subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True, check=True).stdout
-
-    try:
-        head = git("rev-parse", "--short", "HEAD").strip()
-        dirty = [line[3:] for line in git("status", "--porcelain", "--", "pgctx", "sql", "migrations").splitlines()]
-    except (OSError, subprocess.CalledProcessError):
-        return f"{ROOT} (not a git checkout)"
-    if not dirty:
-        return f"commit {head}, no uncommitted change under pgctx/, sql/, migrations/"
-    digest = hashlib.sha256()
-    for name in sorted(dirty):
-        path = ROOT / name
-        digest.update(name.encode() + (path.read_bytes() if path.is_file() else b"-"))
-    return (f"commit {head} plus uncommitted changes to {', '.join(sorted(dirty))} "
-            f"(content sha256 {digest.hexdigest()[:12]})")
-
 
 def has_pg_stat_statements(bindir: Path) -> bool:
     lib = bindir.parent / "lib" / "pg_stat_statements.so"

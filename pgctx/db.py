@@ -54,7 +54,9 @@ FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s",
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
 # fold_status (the policy: whether a fold is due, and where it ends) and the committed summary, in
 # one snapshot, with the fold's input when one is due or forced (a forced fold goes to the full
-# boundary, leaving no tail): one round trip for fold()'s reads
+# boundary, leaving no tail): one round trip for fold()'s reads. OFFSET 0 keeps the lateral
+# subquery whole: pulled up into the join, its WHERE became a join filter applied after must_keep
+# and the events were computed, so a call with no fold due did the work and threw it away.
 FOLD_STATUS = (
     "SELECT s.version, s.cursor, s.head_seq, s.unfolded_tokens, s.triggers, s.due, s.reason,"
     " pgctx.base_summary(%(c)s, s.version), i.hi, i.must_keep, i.events"
@@ -62,7 +64,7 @@ FOLD_STATUS = (
     " LEFT JOIN LATERAL (SELECT x.hi, " + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="x.hi", v="s.version",
                                                              sv="%(sv)s")
     + " FROM (SELECT CASE WHEN %(force)s THEN s.full_boundary ELSE s.boundary END AS hi) x"
-    " WHERE x.hi > s.cursor AND (%(force)s OR s.due)) i ON true"
+    " WHERE x.hi > s.cursor AND (%(force)s OR s.due) OFFSET 0) i ON true"
 )
 SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
 CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason FROM pgctx.context_events(%s)"

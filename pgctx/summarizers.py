@@ -326,8 +326,7 @@ def _tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
                                                                      "status": call["status"]})
         entry["count"] += 1
         entry["source_event_ids"] = [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])
-        entry["action"] = (f"{call['tool']}: {entry['count']} earlier call(s) {call['status']} "
-                           "(request ids in pgctx.side_effects)")
+        entry["action"] = f"{call['tool']}: {entry['count']} earlier call(s) (request ids in pgctx.side_effects)"
     # the calls still in tool_state show their own status: only the collapsed need an action
     s["completed_actions"] = list(per_tool.values())
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pgctx.messages import event_message
+from pgctx.probes import text_of
 from pgctx.tokens import TokenCounter
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "pgctx" / "suite"
@@ -51,12 +52,8 @@ def event_tokens(kind: str, payload: dict[str, Any]) -> int:
 
 
 def event_text(kind: str, payload: dict[str, Any]) -> str:
-    """What the model reads of an event: its message content and any tool call's name and arguments."""
-    message = event_message(kind, payload)
-    parts = [message.get("content") or ""]
-    for call in message.get("tool_calls") or ():
-        parts += [call["function"]["name"], call["function"]["arguments"]]
-    return "\n".join(parts)
+    """What the model reads of an event, as the judge reads it (pgctx.probes.text_of)."""
+    return text_of([event_message(kind, payload)])
 
 
 def tool(name: str, effect: str, identifier_args: Iterable[str] = (), description: str = "") -> dict[str, Any]:

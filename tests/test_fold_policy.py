@@ -145,3 +145,27 @@ def test_budget_shares_are_checked():
             raise AssertionError(f"{bad} accepted")
     b = Budget(window=10_000, fixed_input=0, output=0, reasoning=0, margin=0, raw_tail=0)
     assert (b.tail, b.floor, b.summary_limit) == (None, 6_000, 3_000)
+
+
+def test_a_call_with_no_fold_due_computes_no_fold_input(dsn):
+    """fold() after every turn must be cheap when nothing is due: must_keep runs only for a fold."""
+    import time
+
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SET track_functions = 'all'")
+
+        def must_keep_calls() -> int:
+            time.sleep(1.2)  # statistics are flushed at most once a second, when the backend idles
+            conn.execute("SELECT pg_stat_clear_snapshot()")
+            return conn.execute("SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions"
+                                " WHERE funcname = 'must_keep'").fetchone()[0]
+
+        add(conn, *chatter(4))
+        start = must_keep_calls()
+        for _ in range(5):
+            assert not pgctx.fold(conn, CID, budget=budget(100_000)).committed
+        assert must_keep_calls() == start
+        assert pgctx.fold(conn, CID, budget=budget(100_000), force=True).committed
+        assert must_keep_calls() > start  # (the counter does count)

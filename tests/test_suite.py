@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from pgctx.messages import event_message
+from pgctx.probes import text_of
 from pgctx.tokens import TokenCounter
 from pgctx.trajectory import (
     PROBE_CLASSES,
@@ -51,12 +52,8 @@ def tokens(kind: str, payload: dict[str, Any]) -> int:
 
 
 def model_text(kind: str, payload: dict[str, Any]) -> str:
-    """What the model reads of an event: message content, and a tool call's name and arguments."""
-    message = event_message(kind, payload)
-    parts = [message.get("content") or ""]
-    for call in message.get("tool_calls") or ():
-        parts += [call["function"]["name"], call["function"]["arguments"]]
-    return "\n".join(parts).lower()
+    """What the model reads of an event, as the judge reads it (pgctx.probes.text_of), lower-cased."""
+    return text_of([event_message(kind, payload)]).lower()
 
 
 @dataclass

@@ -75,7 +75,7 @@ def test_tool_state_keeps_unresolved_calls_the_newest_12_writes_and_3_reads(conn
     # the built-in candidate passes: the collapsed writes are one completed action with their count
     summary, fold = candidate(conn)
     assert set(summary["tool_state"]) == kept
-    assert summary["completed_actions"] == [{"action": "update_order: 3 earlier call(s) succeeded (request ids in "
+    assert summary["completed_actions"] == [{"action": "update_order: 3 earlier call(s) (request ids in "
                                              "pgctx.side_effects)", "status": "succeeded", "tool": "update_order",
                                              "count": 3, "source_event_ids": [12, 13]}]  # w3, the newest of them
     assert pgctx.fold_violations(conn, CID, base_version=0, base_cursor=0, new_cursor=63, summary=summary) == []
