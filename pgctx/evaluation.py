@@ -89,9 +89,19 @@ class TrajectoryResult:
     folds: Counter = field(default_factory=Counter)  # committed, by what made them due
     refused: Counter = field(default_factory=Counter)  # refused, by SQLSTATE (or the summarizer's reason)
     summarizer_calls: int = 0
+    crossings: int = 0  # fold() calls that found S + H over the floor after it had been under it
+    risk_events: set = field(default_factory=set)  # distinct risk triggers seen: their evidence (or reason)
+    over_floor: bool = False  # S + H after the last fold() call
     summary_tokens: int = 0
     seconds: float = 0.0
     error: dict[str, Any] | None = None  # what stopped the replay: line, sqlstate (or TrajectoryError), message
+
+    @property
+    def fold_allowance(self) -> int:
+        """The issue's bound on summarizer calls: one per threshold crossing (the floor, under the
+        capacity threshold, so each capacity crossing is one too), one per risk event, one per
+        forced fold."""
+        return self.crossings + len(self.risk_events) + self.folds["forced"]
 
     @property
     def compression(self) -> float | None:
@@ -154,13 +164,16 @@ class EvalReport:
             folds_committed=sum(sum(r.folds.values()) for r in self.results),
             folds_by_trigger=dict(sum((r.folds for r in self.results), Counter())),
             folds_refused=dict(sum((r.refused for r in self.results), Counter())),
-            summarizer_calls=sum(r.summarizer_calls for r in self.results))
+            summarizer_calls=sum(r.summarizer_calls for r in self.results),
+            threshold_crossings=sum(r.crossings for r in self.results),
+            risk_events=sum(len(r.risk_events) for r in self.results),
+            fold_allowance=sum(r.fold_allowance for r in self.results))
         out["per_trajectory"] = [{
             "id": r.id, "events": r.events, "history_tokens": r.history_tokens, "decisions": len(r.decisions),
             "probes": len(r.probes), **{s: r.pass_rate(s) for s in self.systems},
             "compression": r.compression, "fold_calls": r.fold_calls, "folds_committed": sum(r.folds.values()),
             "folds_refused": dict(r.refused), "summarizer_calls": r.summarizer_calls,
-            "summary_tokens": r.summary_tokens, "seconds": round(r.seconds, 2), "error": r.error,
+            "fold_allowance": r.fold_allowance, "summary_tokens": r.summary_tokens, "seconds": round(r.seconds, 2), "error": r.error,
             "failed": [{"decision": p.decision, "probe": p.probe, "why": p.verdicts["pgctx"].why}
                        for p in r.probes if not p.verdicts["pgctx"].passed],
         } for r in self.results]
@@ -326,6 +339,11 @@ class _Replay:
                 raise
             self.result.refused[exc.sqlstate] += 1
             return
+        floor = self.budget.floor
+        if done.tokens_before > floor and not self.result.over_floor:
+            self.result.crossings += 1
+        self.result.over_floor = done.tokens_after > floor
+        self.result.risk_events |= {t.evidence or (t.reason,) for t in done.triggers if t.cls == "risk"}
         if done.committed:
             self.result.folds[_trigger_class(done.policy)] += 1
             self.result.summary_tokens = self.conn.execute(
@@ -388,6 +406,9 @@ def format_report(report: EvalReport) -> str:
         n = sum(1 for p in report.probes() if p.probe == c)
         if n:
             lines.append(f"{c:<28} {n:>6} " + " ".join(f"{pct(report.pass_rate(s, c)):>9}" for s in report.systems))
+    calls, turns = (sum(getattr(r, a) for r in report.results) for a in ("summarizer_calls", "fold_calls"))
+    lines.append(f"summarizer calls: {calls} on {turns} turns; allowed (floor crossings + risk events + forced): "
+                 f"{sum(r.fold_allowance for r in report.results)}")
     if report.trim_skipped:
         lines.append(f"trim_messages skipped: {report.trim_skipped}")
     lines.append(f"summarizer {report.summarizer}; budget: window {report.budget.window}, "
