@@ -58,7 +58,7 @@ SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version 
 # subquery whole: pulled up into the join, its WHERE became a join filter applied after must_keep
 # and the events were computed, so a call with no fold due did the work and threw it away.
 FOLD_STATUS = (
-    "SELECT s.version, s.cursor, s.head_seq, s.unfolded_tokens, s.triggers, s.due, s.reason,"
+    "SELECT s.version, s.cursor, s.head_seq, s.unfolded_tokens, s.evidence_tokens, s.triggers, s.due, s.reason,"
     " pgctx.base_summary(%(c)s, s.version), i.hi, i.must_keep, i.events"
     " FROM pgctx.fold_status(%(c)s, %(capacity)s, %(floor)s, %(tail)s) s"
     " LEFT JOIN LATERAL (SELECT x.hi, " + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="x.hi", v="s.version",
@@ -68,6 +68,7 @@ FOLD_STATUS = (
 )
 SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
 CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason FROM pgctx.context_events(%s)"
+EVIDENCE_TOKENS = "SELECT coalesce(sum(tokens), 0) FROM pgctx.context_events(%s) WHERE section = 'evidence'"
 UNKNOWN_CALLS = (
     "SELECT call_id, tool, effect, idempotency_key, call_seq FROM pgctx.side_effects"
     " WHERE conversation_id = %s AND status = 'unknown' ORDER BY call_seq"

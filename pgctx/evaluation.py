@@ -89,9 +89,9 @@ class TrajectoryResult:
     folds: Counter = field(default_factory=Counter)  # committed, by what made them due
     refused: Counter = field(default_factory=Counter)  # refused, by SQLSTATE (or the summarizer's reason)
     summarizer_calls: int = 0
-    crossings: int = 0  # fold() calls that found S + H over the floor after it had been under it
+    crossings: int = 0  # fold() calls that found S + E + H over the floor after it had been under it
     risk_events: set = field(default_factory=set)  # distinct risk triggers seen: their evidence (or reason)
-    over_floor: bool = False  # S + H after the last fold() call
+    over_floor: bool = False  # S + E + H after the last fold() call
     summary_tokens: int = 0
     seconds: float = 0.0
     error: dict[str, Any] | None = None  # what stopped the replay: line, sqlstate (or TrajectoryError), message

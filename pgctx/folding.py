@@ -58,8 +58,8 @@ class FoldResult:
     previous_version: int
     previous_cursor: int
     triggers: tuple[Trigger, ...] = ()
-    tokens_before: int = 0  # summary + unfolded events, before
-    tokens_after: int = 0  # summary + unfolded events, after
+    tokens_before: int = 0  # summary + evidence kept raw + unfolded events, before
+    tokens_after: int = 0  # the same, after
     attempts: int = 0  # rounds of read-summarize-prepare-commit (more than 1 after a lost race)
     summarizer: str | None = None
     conflicts: list[str] = field(default_factory=list)
@@ -88,6 +88,7 @@ class _Status:
     committed: CommittedFold
     head: int
     unfolded: int
+    evidence: int  # tokens of the evidence kept raw beside the summary
     triggers: tuple[Trigger, ...]
     reason: str
     request: FoldRequest | None  # set when a fold is due (or forced) and there is a range to fold
@@ -108,7 +109,8 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             # (re-)read: after a lost race the base, the triggers and the boundary have moved
             status = yield from _status(conversation_id, budget, force)
             committed, request = status.committed, status.request
-            before = summary_tokens(counter, committed.summary, committed.version, committed.cursor) + status.unfolded
+            before = (summary_tokens(counter, committed.summary, committed.version, committed.cursor)
+                      + status.evidence + status.unfolded)
             seen = dict(previous_version=committed.version, previous_cursor=committed.cursor,
                         triggers=status.triggers, tokens_before=before, summarizer=summarizer.id, attempts=attempt,
                         conflicts=conflicts, policy="forced" if force else status.reason)
@@ -139,9 +141,11 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             if attempt == attempts:
                 raise
             continue
-        # the events after the new cursor are the ones that were unfolded and not folded now
+        # the events after the new cursor are the ones that were unfolded and not folded now; the
+        # evidence is the new fold's (some folded events may have become evidence)
         after_unfolded = status.unfolded - sum(e.tokens or 0 for e in request.events)
-        after = summary_tokens(counter, candidate, prepared, new_cursor) + after_unfolded
+        evidence = yield from db.first(db.Query(db.EVIDENCE_TOKENS, (conversation_id,)))
+        after = summary_tokens(counter, candidate, prepared, new_cursor) + evidence + after_unfolded
         return FoldResult(True, "committed", prepared, new_cursor, tokens_after=after, **seen)
     raise AssertionError("unreachable")
 
@@ -153,12 +157,12 @@ def _status(conversation_id: str, budget: Budget, force: bool) -> db.Op[_Status]
                                                tail=budget.tail, force=force, sv=SCHEMA_VERSION))
     if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
-    version, cursor, head, unfolded, triggers, _due, reason, summary, hi, keep, events = rows[0]
+    version, cursor, head, unfolded, evidence, triggers, _due, reason, summary, hi, keep, events = rows[0]
     committed = CommittedFold(version, cursor, summary)
     parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers)
     request = None if keep is None else make_request(conversation_id, committed, hi, keep, events,
                                                      summary_schema(), budget)
-    return _Status(committed, head, unfolded, parsed, reason, request)
+    return _Status(committed, head, unfolded, evidence, parsed, reason, request)
 
 
 def _summarize(summarizer: Summarizer, request: FoldRequest) -> db.Op[dict[str, Any]]:

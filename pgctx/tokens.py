@@ -113,10 +113,11 @@ class Budget:
     B = window − fixed_input − output − reasoning − margin is what the summary and the raw
     history may use. A working context (system rules and current message included) must fit in
     window − output − reasoning − margin. The fold policy (sql/160_fold_triggers.sql,
-    ``pgctx.fold_status``), with S the committed summary's tokens and H the unfolded history's:
+    ``pgctx.fold_status``), with S the committed summary's tokens, E the evidence's kept raw beside
+    it and H the unfolded history's:
 
-    - capacity: a fold is due when S + H > ``alpha``·B;
-    - ``structural_floor``: structural and risk triggers make a fold due only once S + H is over
+    - capacity: a fold is due when S + E + H > ``alpha``·B;
+    - ``structural_floor``: structural and risk triggers make a fold due only once S + E + H is over
       this share of B (under it, a conversation that fits is never folded, unless forced);
     - ``raw_tail``: a fold leaves the newest events raw, up to this share of B (at least the
       newest event; atomic units stay whole); 0 leaves no tail;

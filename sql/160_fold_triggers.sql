@@ -79,7 +79,7 @@ BEGIN
            AND (c.effect <> 'read' OR c.arguments->f.key IS DISTINCT FROM f.value)
     )
     SELECT 'capacity',
-           CASE WHEN s.s > 0 THEN format('summary and unfolded history are %s + %s = %s tokens, over the threshold %s',
+           CASE WHEN s.s > 0 THEN format('summary and evidence plus unfolded history are %s + %s = %s tokens, over the threshold %s',
                                          s.s, s.h, s.s + s.h, capacity)
                 ELSE format('unfolded history is %s tokens, over the threshold %s', s.h, capacity) END
            || CASE WHEN s.uncounted > 0 THEN format(' (%s events have no token count)', s.uncounted) ELSE '' END,
@@ -168,7 +168,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint, bigint) IS
-    'Why a fold of from_seq+1..to_seq (default: committed cursor+1..head) is due: capacity (summary tokens plus the stored tokens of the range over capacity), structural and risk triggers, each with its reason and evidence seqs; risk: what a risk trigger is about (for pgctx.risk_live).';
+    'Why a fold of from_seq+1..to_seq (default: committed cursor+1..head) is due: capacity (summary_tokens -- default the committed summary''s; fold_status passes it with the evidence kept raw -- plus the stored tokens of the range over capacity), structural and risk triggers, each with its reason and evidence seqs; risk: what a risk trigger is about (for pgctx.risk_live).';
 
 -- The largest cursor in (committed cursor, upto] at which a fold keeps every atomic unit whole.
 CREATE OR REPLACE FUNCTION pgctx.fold_boundary(conversation_id text, upto bigint DEFAULT NULL) RETURNS bigint
@@ -218,15 +218,18 @@ DROP FUNCTION IF EXISTS pgctx.fold_status(text, bigint);
 
 -- The fold policy (article 三, 五), one round trip for a fold's first step: the committed fold,
 -- the head, the unfolded tokens, the triggers, where a fold may end, and whether it is due. With
--- S the committed summary's tokens, H the unfolded history's, C = capacity (αB), F = floor and
--- T = tail (all in tokens, from pgctx.Budget):
+-- S the committed summary's tokens, E the tokens of the evidence the working context keeps raw
+-- beside it (170: live risks, unresolved calls), H the unfolded history's, C = capacity (αB),
+-- F = floor and T = tail (all in tokens, from pgctx.Budget); S + E + H is what the working
+-- context holds besides the system rules and the current message:
 --   * A fold leaves the newest events raw: the newest events whose tokens sum to at most T, and
 --     at least the newest event; boundary is the largest unit-safe cursor before them (NULL T:
 --     no tail). full_boundary is the largest unit-safe cursor overall (what a forced fold uses).
 --   * Due when something lies before the tail to fold, and
---       capacity: S + H > C, and the fold would make the context smaller (below); or
---       risk: a risk trigger fired and S + H > F (a risk fold need not make it smaller); or
---       structural: a structural trigger fired, S + H > F, and the fold would make it smaller.
+--       capacity: S + E + H > C, and the fold would make the context smaller (below); or
+--       risk: a risk trigger fired and S + E + H > F (a risk fold need not make it smaller); or
+--       structural: a structural trigger fired, S + E + H > F, and the fold would make it smaller.
+--     A fold cannot shrink E (it shrinks when risks settle), but it can fold H down to the tail.
 --     A history under the floor is never folded unless forced (NULL F: no floor). Structural
 --     triggers mark good places to fold; they do not make every turn fold.
 --   * "Would make the context smaller": the events the fold covers hold more tokens than the
@@ -236,7 +239,7 @@ CREATE OR REPLACE FUNCTION pgctx.fold_status(conversation_id text, capacity bigi
     floor bigint DEFAULT NULL, tail bigint DEFAULT NULL,
     OUT version integer, OUT cursor bigint, OUT head_seq bigint, OUT boundary bigint,
     OUT unfolded_tokens bigint, OUT triggers jsonb, OUT summary_tokens bigint, OUT fold_tokens bigint,
-    OUT full_boundary bigint, OUT due boolean, OUT reason text)
+    OUT full_boundary bigint, OUT due boolean, OUT reason text, OUT evidence_tokens bigint)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
@@ -259,11 +262,15 @@ BEGIN
     END IF;
     SELECT coalesce(sum(e.tokens), 0) INTO unfolded_tokens FROM pgctx.events e
      WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor;
+    -- the working context's own definition of its evidence (170), so the two never disagree
+    SELECT coalesce(sum(x.tokens), 0) INTO evidence_tokens FROM pgctx.context_events(fold_status.conversation_id) x
+     WHERE x.section = 'evidence';
     SELECT coalesce(jsonb_agg(jsonb_build_object('class', t.trigger_class, 'reason', t.reason,
                                                  'evidence', to_jsonb(t.evidence))), '[]'),
            coalesce(array_agg(DISTINCT t.trigger_class), '{}')
       INTO triggers, classes
-      FROM pgctx.fold_triggers(fold_status.conversation_id, capacity, cursor, head_seq, summary_tokens) t;
+      FROM pgctx.fold_triggers(fold_status.conversation_id, capacity, cursor, head_seq,
+                               summary_tokens + evidence_tokens) t;
 
     full_boundary := pgctx.fold_boundary(fold_status.conversation_id);
     boundary := full_boundary;
@@ -281,7 +288,7 @@ BEGIN
     SELECT coalesce(sum(e.tokens), 0) INTO fold_tokens FROM pgctx.events e
      WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor AND e.seq <= boundary;
 
-    size := summary_tokens + unfolded_tokens;
+    size := summary_tokens + evidence_tokens + unfolded_tokens;
     smaller := fold_tokens > summary_tokens;
     due := false;
     IF head_seq <= cursor THEN
@@ -306,14 +313,14 @@ BEGIN
         reason := format('not due: folding %s tokens into a summary of %s would not make the context smaller',
                          fold_tokens, summary_tokens);
     ELSE
-        reason := format('not due: the history (%s tokens) is under the floor %s that structural and risk triggers wait for',
+        reason := format('not due: summary, evidence and history (%s tokens) are under the floor %s that structural and risk triggers wait for',
                          size, floor);
     END IF;
 END
 $$;
 
 COMMENT ON FUNCTION pgctx.fold_status(text, bigint, bigint, bigint) IS
-    'The fold policy: committed fold, head, where a fold may end (leaving the raw tail), unfolded and summary tokens, the triggers, and whether a fold is due, with the reason (capacity, floor and tail in tokens).';
+    'The fold policy: committed fold, head, where a fold may end (leaving the raw tail), unfolded, summary and evidence tokens, the triggers, and whether a fold is due, with the reason (capacity, floor and tail in tokens).';
 
 -- fold() serializes a conversation's folds after repeated compare-and-swap conflicts: a
 -- transaction-scoped advisory lock (released at commit or rollback, so it works behind a

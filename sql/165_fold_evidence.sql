@@ -14,7 +14,9 @@
 --       restart recovery: every call it interrupted is resolved;
 --       contradiction within a call: a later answer to that call;
 --       contradiction across calls: a later successful result, by any tool, reporting the field
---         about one of the identifiers (a newer reading settles it);
+--         about one of the identifiers (a newer reading settles it), or a later correction of the
+--         field by the user (key = the field; its subject, if any, names one of the identifiers as
+--         'name=value' or 'value');
 --       permission or identity conclusion: a later permission event;
 --       failed verification: a later successful verification of the same thing.
 --   * It is derived, never supplied: an inserted value is replaced, and it never changes
@@ -32,9 +34,9 @@ COMMENT ON COLUMN pgctx.checkpoints.evidence IS
     'Risks live at the cursor, derived at insert: [{"risk": {...}, "reason": "risk: ...", "seqs": [n, ...]}] (before 0006: [{"seq", "reason"}]; NULL: prepared before it was recorded).';
 
 -- The events that close an irreversible side effect, supersede a permission conclusion or settle
--- a verification, found without reading everything after the risk.
+-- a verification or a contradiction (a correction), found without reading everything after the risk.
 CREATE INDEX IF NOT EXISTS events_milestones ON pgctx.events (conversation_id, seq)
-    WHERE kind IN ('subtask_end', 'topic_switch', 'permission', 'verification');
+    WHERE kind IN ('subtask_end', 'topic_switch', 'permission', 'verification', 'correction');
 
 CREATE OR REPLACE FUNCTION pgctx.risk_live(conversation_id text, risk jsonb, seqs bigint[], upto bigint)
 RETURNS boolean
@@ -72,7 +74,14 @@ BEGIN
                                   AND r.payload->'result' ? (risk->>'field')
                                   AND (t.effect <> 'read'
                                        OR t.arguments->(risk->>'field') IS DISTINCT FROM r.payload->'result'->(risk->>'field'))
-                                  AND t.identifiers && ARRAY(SELECT jsonb_array_elements_text(risk->'identifiers')));
+                                  AND t.identifiers && ARRAY(SELECT jsonb_array_elements_text(risk->'identifiers')))
+               AND NOT EXISTS (SELECT 1 FROM pgctx.events e
+                                WHERE e.conversation_id = risk_live.conversation_id AND e.kind = 'correction'
+                                  AND e.seq > newest AND e.seq <= upto
+                                  AND e.payload->>'key' = risk->>'field'
+                                  AND (e.payload->>'subject' IS NULL
+                                       OR regexp_replace(e.payload->>'subject', '^[^=]*=', '')
+                                          IN (SELECT jsonb_array_elements_text(risk->'identifiers'))));
         WHEN 'permission' THEN
             RETURN NOT EXISTS (SELECT 1 FROM pgctx.events e
                                 WHERE e.conversation_id = risk_live.conversation_id AND e.kind = 'permission'

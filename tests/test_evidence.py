@@ -104,6 +104,26 @@ def test_a_contradiction_across_tools_stays_raw_until_a_later_reading(conn):
     assert pinned(conn) == []
 
 
+@pytest.mark.parametrize("correction, settles", [
+    ({"key": "in_stock", "value": 0, "subject": "sku=A", "authority": "user"}, True),
+    ({"key": "in_stock", "value": 0, "subject": "A", "authority": "user"}, True),
+    ({"key": "in_stock", "value": 0, "authority": "user"}, True),
+    ({"key": "in_stock", "value": 0, "subject": "sku=B", "authority": "user"}, False),  # another item
+    ({"key": "price", "value": 5, "subject": "sku=A", "authority": "user"}, False),  # another field
+])
+def test_the_users_correction_of_the_field_settles_a_contradiction_across_tools(conn, correction, settles):
+    conn.execute("SELECT pgctx.declare_tool('app_stock', 'read', ARRAY['sku']),"
+                 " pgctx.declare_tool('wh_stock', 'read', ARRAY['sku'])")
+    add(conn, ("user", {"text": "is A in stock?"}),
+        ("tool_call", {"tool": "app_stock", "call_id": "a", "arguments": {"sku": "A"}}),
+        ("tool_result", {"call_id": "a", "outcome": "succeeded", "result": {"in_stock": 3}}),
+        ("tool_call", {"tool": "wh_stock", "call_id": "w", "arguments": {"sku": "A"}}),
+        ("tool_result", {"call_id": "w", "outcome": "succeeded", "result": {"in_stock": 0}}))
+    fold(conn)
+    add(conn, ("user", {"text": "I counted the shelf myself"}), ("correction", correction))
+    assert pinned(conn) == ([] if settles else [3, 5])
+
+
 def test_a_write_that_changes_what_a_read_said_is_no_contradiction(conn):
     conn.execute("SELECT pgctx.declare_tool('get_order', 'read', ARRAY['order_id'])")
     add(conn, ("user", {"text": "move 10086"}),
@@ -152,3 +172,40 @@ def test_risk_live_by_sql(conn):
     assert conn.execute(live, (CID, irreversible, [2, 3], 3)).fetchone() == (True,)
     assert conn.execute(live, (CID, irreversible, [2, 3], 4)).fetchone() == (False,)
     assert conn.execute(live, (CID, '{"risk": "something else"}', [2], 4)).fetchone() == (False,)
+
+
+def test_the_fold_policy_counts_the_evidence_kept_raw(conn):
+    """The working context holds summary + evidence + unfolded events: fold_status counts all three
+    (the evidence as context_events defines it), so a long piece of live evidence makes a capacity
+    fold due that the summary and the history alone would not, and fold() reports it."""
+    log = "\n".join(f"scan {i}: parcel {i % 9} seen at hub {i % 7}" for i in range(250))
+    add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
+        ("tool_result", result(1, log=log)))
+    fold(conn)
+    n = 0
+    while True:  # history after the fold, until it outweighs the summary (so a fold makes the context smaller)
+        n += 1
+        add(conn, ("user", {"text": f"question {n}: is parcel {n} of order 10086 at the hub?"}),
+            ("assistant", {"text": f"answer {n}: parcel {n} was scanned at the hub this morning"}))
+        (s, h) = conn.execute("SELECT summary_tokens, unfolded_tokens FROM pgctx.fold_status(%s)", (CID,)).fetchone()
+        if h > s:
+            break
+    ctx = pgctx.build_context(conn, CID)
+    stored = conn.execute("SELECT sum(tokens) FROM pgctx.events WHERE conversation_id = %s AND seq IN (2, 3)",
+                          (CID,)).fetchone()[0]
+    (e,) = conn.execute("SELECT evidence_tokens FROM pgctx.fold_status(%s)", (CID,)).fetchone()
+    assert [seq for seq, _ in ctx.evidence] == [2, 3] and e == stored > s + h
+    between = s + h + e // 2  # over the summary and the history, under all three
+    due, reason = conn.execute("SELECT due, reason FROM pgctx.fold_status(%s, capacity => %s, floor => %s)",
+                               (CID, between, between)).fetchone()
+    assert due and reason == f"due: capacity ({s + e + h} tokens over the threshold {between})"
+    (why,) = conn.execute("SELECT reason FROM pgctx.fold_triggers(%s, %s, summary_tokens => %s)"
+                          " WHERE trigger_class = 'capacity'", (CID, between, s + e)).fetchone()
+    assert why == f"summary and evidence plus unfolded history are {s + e} + {h} = {s + e + h} tokens, over the threshold {between}"
+    done = pgctx.fold(conn, CID, force=True)
+    after = pgctx.build_context(conn, CID)
+    assert [seq for seq, _ in after.evidence] == [2, 3]  # still live: nothing closed the refund's work
+    (e_after,) = conn.execute("SELECT evidence_tokens FROM pgctx.fold_status(%s)", (CID,)).fetchone()
+    assert e_after == e and after.sections["evidence"] > e  # the context labels each evidence event (why it is kept)
+    assert done.tokens_after == after.sections["task"] + after.sections["summary"] + e + after.sections["events"]
+    assert done.tokens_before == s + e + h

@@ -139,7 +139,7 @@ def test_token_sum_is_stored_at_append_and_summed_in_sql(conn):
     s = conn.execute("SELECT tokens FROM pgctx.checkpoints WHERE conversation_id = %s", (CID,)).fetchone()[0]
     assert s > 0
     assert sql_triggers(conn, capacity=-1) == {
-        ("capacity", f"summary and unfolded history are {s} + 0 = {s} tokens, over the threshold -1"
+        ("capacity", f"summary and evidence plus unfolded history are {s} + 0 = {s} tokens, over the threshold -1"
                      " (1 events have no token count)", ())}
 
 

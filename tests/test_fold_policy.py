@@ -53,7 +53,7 @@ def test_a_conversation_under_the_floor_is_never_folded_whatever_fires(conn):
     b = budget(2 * tokens(conn), structural_floor=0.6)
     s = status(conn, b)
     assert {t["class"] for t in s["triggers"]} == {"structural", "risk"}
-    assert not s["due"] and s["reason"] == (f"not due: the history ({tokens(conn)} tokens) is under the floor "
+    assert not s["due"] and s["reason"] == (f"not due: summary, evidence and history ({tokens(conn)} tokens) are under the floor "
                                             f"{b.floor} that structural and risk triggers wait for")
     done = pgctx.fold(conn, CID, budget=b)
     assert not done.committed and done.reason == s["reason"]
@@ -98,7 +98,7 @@ def test_capacity_counts_the_committed_summary(conn):
     assert s["summary_tokens"] == 400 and s["unfolded_tokens"] == h
     capacity = [t for t in s["triggers"] if t["class"] == "capacity"]
     assert capacity == [{"class": "capacity", "evidence": [],
-                         "reason": f"summary and unfolded history are 400 + {h} = {400 + h} tokens, over the threshold {b.threshold}"}]
+                         "reason": f"summary and evidence plus unfolded history are 400 + {h} = {400 + h} tokens, over the threshold {b.threshold}"}]
 
 
 def test_a_fold_that_would_not_make_the_context_smaller_is_not_due_unless_a_risk_fired(conn):
