@@ -51,9 +51,10 @@ BEGIN
                coalesce(to_seq, c.head_seq) AS hi,
                coalesce(fold_triggers.summary_tokens,
                         CASE WHEN from_seq IS NULL THEN
-                            (SELECT k.tokens FROM pgctx.fold_heads h
-                               JOIN pgctx.checkpoints k ON k.conversation_id = h.conversation_id AND k.version = h.version
-                              WHERE h.conversation_id = c.conversation_id) END, 0) AS s
+                            (SELECT k.tokens FROM pgctx.checkpoints k  -- correlated: see 170 (fold)
+                              WHERE k.conversation_id = c.conversation_id
+                                AND k.version = (SELECT h.version FROM pgctx.fold_heads h
+                                                  WHERE h.conversation_id = c.conversation_id)) END, 0) AS s
           FROM pgctx.conversations c
          WHERE c.conversation_id = fold_triggers.conversation_id
     ), range AS MATERIALIZED (

@@ -21,13 +21,16 @@ SET jit = off AS $$
 BEGIN
     RETURN QUERY
     WITH fold AS MATERIALIZED (
-        SELECT f.version, f.cursor, f.summary, k.evidence,
+        -- the checkpoint by a correlated subquery: both primary key columns are then index
+        -- conditions in any plan (as a join, the generic plan, costed on conversations with one or
+        -- two checkpoints, scanned every checkpoint of the conversation: 1.2 ms at 5,000 folds)
+        SELECT f.version, f.cursor, f.summary,
+               (SELECT k.evidence FROM pgctx.checkpoints k
+                 WHERE k.conversation_id = context_events.conversation_id AND k.version = f.version
+                   AND k.phase = 'COMMITTED') AS evidence,
                (SELECT c.head_seq FROM pgctx.conversations c
                  WHERE c.conversation_id = context_events.conversation_id) AS head
           FROM pgctx.committed_fold(context_events.conversation_id) f
-          LEFT JOIN pgctx.checkpoints k
-                 ON k.conversation_id = context_events.conversation_id AND k.version = f.version
-                AND k.phase = 'COMMITTED'
     ), unfolded AS MATERIALIZED (
         SELECT e.seq, e.kind, e.payload, e.tokens
           FROM pgctx.events e, fold f
