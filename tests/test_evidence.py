@@ -83,7 +83,8 @@ def test_a_contradiction_within_a_call_stays_raw_until_a_later_answer(conn):
     assert 3 not in pinned(conn)
 
 
-def test_a_contradiction_across_tools_stays_raw_until_a_later_reading(conn):
+def two_tools_disagree(conn) -> None:
+    """Two stock tools report in_stock 3 and 0 for sku A: a contradiction at seqs 3 and 5."""
     conn.execute("SELECT pgctx.declare_tool('app_stock', 'read', ARRAY['sku']),"
                  " pgctx.declare_tool('wh_stock', 'read', ARRAY['sku'])")
     add(conn, ("user", {"text": "is A in stock?"}),
@@ -91,6 +92,10 @@ def test_a_contradiction_across_tools_stays_raw_until_a_later_reading(conn):
         ("tool_result", {"call_id": "a", "outcome": "succeeded", "result": {"in_stock": 3}}),
         ("tool_call", {"tool": "wh_stock", "call_id": "w", "arguments": {"sku": "A"}}),
         ("tool_result", {"call_id": "w", "outcome": "succeeded", "result": {"in_stock": 0}}))
+
+
+def test_a_contradiction_across_tools_stays_raw_until_a_later_reading(conn):
+    two_tools_disagree(conn)
     triggers = conn.execute("SELECT reason, evidence, risk FROM pgctx.fold_triggers(%s) WHERE trigger_class = 'risk'",
                             (CID,)).fetchall()
     assert triggers == [("contradictory results about A: app_stock says in_stock = 3 (seq 3), wh_stock says 0 (seq 5)",
@@ -112,13 +117,7 @@ def test_a_contradiction_across_tools_stays_raw_until_a_later_reading(conn):
     ({"key": "price", "value": 5, "subject": "sku=A", "authority": "user"}, False),  # another field
 ])
 def test_the_users_correction_of_the_field_settles_a_contradiction_across_tools(conn, correction, settles):
-    conn.execute("SELECT pgctx.declare_tool('app_stock', 'read', ARRAY['sku']),"
-                 " pgctx.declare_tool('wh_stock', 'read', ARRAY['sku'])")
-    add(conn, ("user", {"text": "is A in stock?"}),
-        ("tool_call", {"tool": "app_stock", "call_id": "a", "arguments": {"sku": "A"}}),
-        ("tool_result", {"call_id": "a", "outcome": "succeeded", "result": {"in_stock": 3}}),
-        ("tool_call", {"tool": "wh_stock", "call_id": "w", "arguments": {"sku": "A"}}),
-        ("tool_result", {"call_id": "w", "outcome": "succeeded", "result": {"in_stock": 0}}))
+    two_tools_disagree(conn)
     fold(conn)
     add(conn, ("user", {"text": "I counted the shelf myself"}), ("correction", correction))
     assert pinned(conn) == ([] if settles else [3, 5])
