@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 import pgctx
-from pgctx import baselines
+from pgctx import baselines, evaluation
 from pgctx.evaluation import EVAL_BUDGET, evaluate, format_report
 from pgctx.trajectory import PROBE_CLASSES, TrajectoryError
 from tests.test_trajectory import HEADER, write
@@ -146,6 +146,21 @@ def test_the_command_line_prints_json_and_exits_by_min_pass(dsn, tmp_path):
     assert strict.returncode == 1 and "below --min-pass" in strict.stderr, strict.stdout
     broken = pgctx_eval(str(write(tmp_path / "b.jsonl", HEADER, "{")), "--dsn", dsn)
     assert broken.returncode == 2 and "b.jsonl, line 2" in broken.stderr and "not JSON" in broken.stderr
+
+
+def test_without_langchain_core_the_trim_messages_baseline_is_skipped_and_said_so(dsn, tmp_path):
+    """sys.modules[name] = None is how Python marks a module as absent: find_spec finds nothing."""
+    path = str(write(tmp_path / "t.jsonl", *long_story()))
+    code = ("import sys; sys.modules['langchain_core'] = None; from pgctx.cli import main; "
+            f"sys.argv = ['pgctx', 'eval', {path!r}, '--dsn', {dsn!r}]; main()")
+    table = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert table.returncode == 0, table.stderr
+    assert "trim_msgs" not in table.stdout and "trim_messages skipped: " in table.stdout
+    done = subprocess.run([sys.executable, "-c", code.replace("]; main()", ", '--json']; main()")],
+                          capture_output=True, text=True, timeout=300)
+    out = json.loads(done.stdout)
+    assert out["trim_messages"] == {"skipped": evaluation.TRIM_SKIPPED} and out["last_messages"]["pass_rate"] == 0.25
+    assert all("trim_messages" not in t for t in out["per_trajectory"])
 
 
 def test_the_shipped_suite_keeps_every_probe_and_beats_trimming_on_every_class(dsn):
