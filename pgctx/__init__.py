@@ -8,6 +8,7 @@ from pgctx.bundle import export_bundle, verify_bundle
 from pgctx.canonical import canonical_json
 from pgctx.context import WorkingContext, build_context
 from pgctx.digest import take_digest, verify_against_digest
+from pgctx.erasure import erase
 from pgctx.errors import PgctxError
 from pgctx.eventlog import ChainReport, append, append_many, verify
 from pgctx.folding import FoldResult, Trigger, fold
@@ -72,6 +73,7 @@ __all__ = [
     "confirm_mainline",
     "committed_fold",
     "discard_fold",
+    "erase",
     "fold_violations",
     "fork_conversation",
     "must_keep",

@@ -1,4 +1,4 @@
-"""pgctx canonical JSON v1 and the event hash, in pure Python (no database).
+"""pgctx canonical JSON v1 and the event hashes (chain formats v1 and v2), in pure Python (no database).
 
 This reproduces byte for byte what ``sql/010_canonical.sql`` computes in PostgreSQL, so that an
 exported audit bundle can be verified anywhere. The form is the text jsonb prints for a value
@@ -27,6 +27,8 @@ from typing import Any
 from pgctx.errors import UnrepresentableJSON
 
 EVENT_TAG = b"pgctx:event:v1"
+EVENT_TAG_V2 = b"pgctx:event:v2"
+PAYLOAD_TAG_V2 = b"pgctx:payload:v2"
 GENESIS_TAG = b"pgctx:genesis:v1"
 
 _SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f])")
@@ -155,15 +157,24 @@ def genesis_hash(conversation_id: str) -> bytes:
     return hashlib.sha256(GENESIS_TAG + len(ident).to_bytes(4, "big") + ident).digest()
 
 
-def event_hash(conversation_id: str, seq: int, kind: str, prev_hash: bytes, canonical: str) -> bytes:
-    """The chain hash of one event, given its payload's canonical text."""
+def _event_prefix(tag: bytes, conversation_id: str, seq: int, kind: str, prev_hash: bytes) -> bytes:
     ident = conversation_id.encode("utf-8")
     kind_bytes = kind.encode("utf-8")
-    return hashlib.sha256(
-        EVENT_TAG
-        + len(ident).to_bytes(4, "big") + ident
-        + seq.to_bytes(8, "big", signed=True)
-        + len(kind_bytes).to_bytes(4, "big") + kind_bytes
-        + prev_hash
-        + canonical.encode("utf-8")
-    ).digest()
+    return (tag + len(ident).to_bytes(4, "big") + ident + seq.to_bytes(8, "big", signed=True)
+            + len(kind_bytes).to_bytes(4, "big") + kind_bytes + prev_hash)
+
+
+def event_hash(conversation_id: str, seq: int, kind: str, prev_hash: bytes, canonical: str) -> bytes:
+    """The chain hash of one v1 event (appended before migration 0007), given its payload's canonical text."""
+    return hashlib.sha256(_event_prefix(EVENT_TAG, conversation_id, seq, kind, prev_hash)
+                          + canonical.encode("utf-8")).digest()
+
+
+def payload_digest(salt: bytes, canonical: str) -> bytes:
+    """The salted digest a v2 event's hash binds instead of its payload."""
+    return hashlib.sha256(PAYLOAD_TAG_V2 + salt + canonical.encode("utf-8")).digest()
+
+
+def event_hash_v2(conversation_id: str, seq: int, kind: str, prev_hash: bytes, digest: bytes) -> bytes:
+    """The chain hash of one v2 event, given its payload digest (which survives erasure)."""
+    return hashlib.sha256(_event_prefix(EVENT_TAG_V2, conversation_id, seq, kind, prev_hash) + digest).digest()

@@ -194,6 +194,68 @@ def cmd_verify_bundle(args: argparse.Namespace) -> int:
     return OK if report.ok else FAILED
 
 
+def cmd_erase(args: argparse.Namespace) -> int:
+    from pgctx import erasure
+
+    chosen = [bool(args.conversation), bool(args.tenant), args.expired]
+    problem = None
+    if sum(chosen) > 1 or (args.seq and not args.conversation) or (args.dry_run and not args.expired):
+        problem = "one of --conversation [--seq ...], --tenant or --expired [--dry-run]"
+    elif not any(chosen) and not args.vacuum:
+        problem = "name --conversation, --tenant or --expired (or --vacuum alone)"
+    elif (args.conversation or args.tenant) and not args.reason:
+        problem = "--reason is required (it is kept in the chain: no personal data in it)"
+    if problem:
+        print(f"pgctx erase: {problem}", file=sys.stderr)
+        return ERROR
+    with psycopg.connect(_dsn(args), autocommit=True) as conn:
+        if args.expired and args.dry_run:
+            found = erasure.expired(conn)
+            for x in found:
+                print(f"would erase {x.conversation_id} (tenant {x.tenant or '-'}): last event "
+                      f"{x.last_event_at.isoformat()}, policy {x.idle_days} idle days")
+            print(f"{len(found)} conversation(s) past their retention policy; nothing erased (--dry-run)")
+            return OK
+        if args.conversation:
+            reports = [erasure.erase(conn, args.conversation, seqs=args.seq, reason=args.reason)]
+        elif args.tenant:
+            reports = erasure.erase_tenant(conn, args.tenant, reason=args.reason)
+        elif args.expired:
+            reports = erasure.erase_expired(conn, reason=args.reason or "retention policy")
+        else:
+            reports = []
+        for r in reports:
+            if not r["erased"]:
+                print(f"{r['conversation_id']}: nothing left to erase")
+                continue
+            removed = sum(len(v) for v in r["checkpoints_removed"].values())
+            fallback = r["fold_fallback"]
+            print(f"{r['conversation_id']}: erased {r['erased']} events {r['seqs']}, recorded at seq {r['erasure_seq']};"
+                  f" {removed} checkpoint(s) removed"
+                  + (f"; committed fold back to version {fallback['version']} (cursor {fallback['cursor']})"
+                     if fallback else ""))
+        if args.vacuum:
+            for table in erasure.vacuum(conn):
+                print(f"vacuumed {table}")
+            print("still the operator's job (VACUUM cannot reach them):")
+            for line in erasure.OPERATOR_REMAINS:
+                print(f"  - {line}")
+        elif any(r["erased"] for r in reports):
+            print("the old row versions stay in the table files until VACUUM (run with --vacuum), "
+                  "and in WAL and backups until they expire (docs/guarantees.md)")
+    return OK
+
+
+def cmd_retention(args: argparse.Namespace) -> int:
+    from pgctx import erasure
+
+    with psycopg.connect(_dsn(args), autocommit=True) as conn:
+        erasure.set_retention_policy(conn, None if args.remove else args.idle_days, tenant=args.tenant)
+    scope = f"tenant {args.tenant}" if args.tenant else "global"
+    print(f"{scope} retention: " + ("removed" if args.remove else f"erase after {args.idle_days} idle days"))
+    return OK
+
+
 def cmd_digest(args: argparse.Namespace) -> int:
     with psycopg.connect(_dsn(args)) as conn:
         json.dump(pgctx.take_digest(conn), sys.stdout, indent=1, ensure_ascii=False)
@@ -259,6 +321,21 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("bundle")
     b.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
     command("digest", cmd_digest, "write every conversation's chain head (JSON) to stdout")
+    x = command("erase", cmd_erase, "erase conversation content, keeping the chain verifiable (pgctx_eraser role)")
+    x.add_argument("--conversation", help="erase this conversation's events")
+    x.add_argument("--seq", type=int, action="append", help="only this event of --conversation (repeatable)")
+    x.add_argument("--tenant", help="erase every conversation of this tenant role")
+    x.add_argument("--expired", action="store_true", help="erase conversations idle past their retention policy")
+    x.add_argument("--dry-run", action="store_true", help="with --expired: list what would be erased, erase nothing")
+    x.add_argument("--reason", help="why (kept in the erasure event: no personal data; default for --expired: "
+                                    "'retention policy')")
+    x.add_argument("--vacuum", action="store_true",
+                   help="then VACUUM the tables erasure rewrites, and say what remains the operator's job")
+    t = command("retention", cmd_retention, "set the retention policy: erase conversations idle for N days")
+    t.add_argument("--tenant", help="the tenant role (default: the global policy)")
+    group = t.add_mutually_exclusive_group(required=True)
+    group.add_argument("--idle-days", type=int, help="erase conversations whose last event is older than this")
+    group.add_argument("--remove", action="store_true", help="remove the policy")
     from pgctx.evaluation import EVAL_BUDGET
 
     v = sub.add_parser("eval", help="measure fidelity: replay trajectories and judge their probes",
@@ -291,6 +368,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ERROR
     except ValueError as exc:  # a budget that leaves no room, and similar bad arguments
         print(f"pgctx: {exc}", file=sys.stderr)
+        return ERROR
+    except psycopg.errors.InsufficientPrivilege as exc:
+        print(f"pgctx: permission denied: {exc.diag.message_primary} [42501]", file=sys.stderr)
+        if args.command in ("erase", "retention"):
+            print("  erasure and retention need the pgctx_eraser role (granted by a DBA) or the schema owner",
+                  file=sys.stderr)
         return ERROR
     except psycopg.OperationalError as exc:
         print(f"pgctx: cannot reach the database: {exc}", file=sys.stderr)

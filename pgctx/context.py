@@ -29,7 +29,7 @@ from typing import Any
 from pgctx import db
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import (
-    ANSWERS, call_message, event_message, note, output_message, summary_message, task_message, to_input_items,
+    ANSWERS, call_message, erasure_of, event_message, note, output_message, summary_message, task_message, to_input_items,
 )
 from pgctx.tokens import Budget, TokenCounter
 
@@ -82,7 +82,8 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
     for seq, (_, _, kind, payload, _, reason) in sorted(pinned.items()):
         evidence.append((seq, reason))
         if seq not in brought:
-            out.add("evidence", note(kind, payload, f" #{seq}, kept raw: {reason}"))
+            out.add("evidence", event_message(kind, payload, seq) if erasure_of(payload) is not None
+                    else note(kind, payload, f" #{seq}, kept raw: {reason}"))
     if current:
         out.add("current", {"role": "user", "content": current})
     if out.total > budget.input_limit:
@@ -118,7 +119,9 @@ def _render_events(out: _Assembler, events: list[tuple[Any, ...]],
     brought: set[int] = set()
     for _, seq, kind, payload, tokens, _ in events:
         call_id = payload.get("call_id")
-        if kind == "tool_call":
+        if erasure_of(payload) is not None:
+            out.add("events", event_message(kind, payload, seq))
+        elif kind == "tool_call":
             out.add("events", call_message(payload), tokens=tokens)
             answer = first_answer.get(call_id)
             if answer is not None and answer > seq:

@@ -24,7 +24,7 @@ Connectable = Union[psycopg.Connection, ConnectionPool, psycopg.AsyncConnection,
 APPEND_EVENT = "SELECT pgctx.append_event(%s, %s, %s, %s, %s::regrole, %s)"
 APPEND_EVENTS = "SELECT ordinality, seq FROM pgctx.append_events(%s, %s, %s::regrole)"
 VERIFY_CHAIN = (
-    "SELECT ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored"
+    "SELECT ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored, erased"
     " FROM pgctx.verify_chain(%s, from_seq => %s, from_hash => %s, anchor_seq => %s, anchor_hash => %s)"
 )
 CHAIN_HEADS = "SELECT conversation_id, head_seq, head_hash FROM pgctx.chain_heads ORDER BY conversation_id"
@@ -78,7 +78,8 @@ UNKNOWN_CALLS = (
 # row out of step with the log is then visible in the bundle, not an artefact of two reads.
 EXPORT = (
     "SELECT c.tenant::text, encode(c.genesis_hash, 'hex'), c.head_seq, encode(c.head_hash, 'hex'), c.base_seq, c.forked_from,"
-    " e.seq, e.kind, e.event_key, encode(e.prev_hash, 'hex'), encode(e.hash, 'hex'), e.created_at, e.payload::text"
+    " e.seq, e.kind, e.event_key, encode(e.prev_hash, 'hex'), encode(e.hash, 'hex'), e.created_at,"
+    " encode(e.salt, 'hex'), encode(e.payload_digest, 'hex'), e.erased_in, e.payload::text"
     " FROM pgctx.conversations c LEFT JOIN pgctx.events e ON e.conversation_id = c.conversation_id"
     " WHERE c.conversation_id = %s ORDER BY e.seq"
 )

@@ -93,6 +93,18 @@ class BranchAbandoned(PgctxError):
     sqlstate = "PC016"
 
 
+class InvalidErasure(PgctxError):
+    sqlstate = "PC017"
+
+
+class ReservedEventKind(PgctxError):
+    sqlstate = "PC018"
+
+
+class InvalidRetentionPolicy(PgctxError):
+    sqlstate = "PC019"
+
+
 class FoldConflict(PgctxError):
     sqlstate = "PC100"
 
@@ -167,6 +179,10 @@ class ConversationExists(PgctxError):
 
 class NotABranch(PgctxError):
     sqlstate = "PC118"
+
+
+class CitesErasedEvent(PgctxError):
+    sqlstate = "PC119"
 
 
 class BundleError(PgctxError):

@@ -26,6 +26,7 @@ class ChainReport:
     head_seq: int | None
     head_hash: str | None
     anchored: bool
+    erased: int = 0  # events the conversation's erasure records list (the reason names them)
 
 
 def _json(value: Any) -> Jsonb:
@@ -114,5 +115,6 @@ def verify(
 
 
 def _report(conversation_id: str, query: db.Query) -> db.Op[ChainReport]:
-    ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored = db.one((yield query))
-    return ChainReport(conversation_id, ok, checked, first_bad_seq, reason, head_seq, head_hash.hex(), anchored)
+    ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored, erased = db.one((yield query))
+    return ChainReport(conversation_id, ok, checked, first_bad_seq, reason, head_seq, head_hash.hex(), anchored,
+                       erased or 0)

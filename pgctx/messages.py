@@ -8,6 +8,8 @@ working context, so the stored counts are the counts of what is sent.
   answer (``tool_result`` or ``status_query``) a ``tool`` message with the call id.
 - Every other kind (approval, fact, correction, recovery, …) is a system note naming the kind,
   so the model sees what happened.
+- An erased event (its payload the marker ``{"pgctx_erased": S}``, sql/030) is a short system note
+  saying so, whatever its kind: never its old content, which is gone.
 """
 
 from __future__ import annotations
@@ -38,8 +40,22 @@ def output_message(payload: dict[str, Any]) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": str(payload.get("call_id", "")), "content": canonical_json(body)}
 
 
-def event_message(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+def erasure_of(payload: dict[str, Any]) -> int | None:
+    """The seq of the erasure event that erased this event, if ``payload`` is an erased marker."""
+    value = payload.get("pgctx_erased") if len(payload) == 1 else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def erased_message(kind: str, erasure_seq: int, seq: int | None = None) -> dict[str, Any]:
+    where = f" #{seq}" if seq is not None else ""
+    return {"role": "system", "content": f"[{kind}{where} erased: its content was removed (erasure at seq {erasure_seq})]"}
+
+
+def event_message(kind: str, payload: dict[str, Any], seq: int | None = None) -> dict[str, Any]:
     """The chat message of one event on its own (what its stored token count measures)."""
+    erasure = erasure_of(payload)
+    if erasure is not None:
+        return erased_message(kind, erasure, seq)
     if kind in ("user", "assistant", "system") and isinstance(payload.get("text"), str):
         return {"role": kind, "content": payload["text"]}
     if kind == "tool_call":

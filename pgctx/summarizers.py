@@ -61,7 +61,7 @@ from typing import Any, Protocol
 
 from pgctx.canonical import canonical_json
 from pgctx.facts import result_fields, subject_pairs
-from pgctx.messages import item_line, summary_message, task_message
+from pgctx.messages import erasure_of, item_line, summary_message, task_message
 from pgctx.summary import SCHEMA_VERSION
 from pgctx.tokens import Budget
 
@@ -132,6 +132,8 @@ class BuiltinSummarizer:
         arguments = {e.payload.get("call_id"): e.payload.get("arguments")  # of the calls made in this range
                      for e in request.events if e.kind == "tool_call"}
         for event in request.events:
+            if erasure_of(event.payload) is not None:
+                continue  # erased: nothing of it may be carried, or cited (PC119)
             self._fold_event(s, event, calls, arguments)
             _used(s, event)
         _tool_state(s, keep)

@@ -4,8 +4,9 @@
 --   * The database encoding is UTF8. Hashes are computed over the bytes PostgreSQL holds, and the
 --     offline verifier reproduces them as UTF-8; any other server encoding would make SQL and
 --     Python disagree, so installation refuses it (PC012).
---   * Two NOLOGIN group roles exist: pgctx_app (agents: append and read, nothing else) and
---     pgctx_auditor (read-only, every tenant). Login roles are granted one of them. Roles are
+--   * Three NOLOGIN group roles exist: pgctx_app (agents: append and read, nothing else),
+--     pgctx_auditor (read-only, every tenant) and pgctx_eraser (erasure and retention, every
+--     tenant, granted by a DBA; 190). Login roles are granted one of them. Roles are
 --     cluster-wide, so creating them tolerates another database (or a concurrent migration)
 --     having created them first.
 --   * The roles own nothing: every object below is owned by whoever runs the migration.
@@ -28,7 +29,7 @@ DO $$
 DECLARE
     r text;
 BEGIN
-    FOREACH r IN ARRAY ARRAY['pgctx_app', 'pgctx_auditor'] LOOP
+    FOREACH r IN ARRAY ARRAY['pgctx_app', 'pgctx_auditor', 'pgctx_eraser'] LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r) THEN
             BEGIN
                 EXECUTE format('CREATE ROLE %I NOLOGIN NOINHERIT', r);

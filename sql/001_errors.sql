@@ -28,7 +28,7 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC005', 'EventKeyConflict',
      'an event with this client event key exists in the conversation with different content'),
     ('PC006', 'AppendOnlyViolation',
-     'UPDATE, DELETE or TRUNCATE of the append-only log (events, conversations) was refused'),
+     'UPDATE, DELETE or TRUNCATE of the append-only log (events, conversations) was refused (an event changes only by a recorded erasure)'),
     ('PC007', 'UnrepresentableJSON',
      'the JSON text holds a value PostgreSQL cannot store: \u0000, a lone surrogate, NaN or Infinity'),
     ('PC008', 'UnknownTenant',
@@ -49,6 +49,12 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
      'verify_chain was asked to resume or anchor at a seq that is negative or has no event'),
     ('PC016', 'BranchAbandoned',
      'the conversation is an abandoned branch: appends, forks and confirmation as mainline are refused'),
+    ('PC017', 'InvalidErasure',
+     'an erasure names no events, a seq that is not an event of the conversation, an erasure event, or gives no reason'),
+    ('PC018', 'ReservedEventKind',
+     'events of kind erasure are written only by the erase functions'),
+    ('PC019', 'InvalidRetentionPolicy',
+     'a retention policy needs idle_days >= 1 and a registered tenant (or none, for the global policy)'),
     ('PC100', 'FoldConflict',
      'the committed fold is no longer the one the candidate was prepared on (a concurrent fold won), or the candidate was discarded'),
     ('PC101', 'FoldNotContinuous',
@@ -86,7 +92,9 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC117', 'ConversationExists',
      'a conversation with the new id already exists'),
     ('PC118', 'NotABranch',
-     'the conversation has no branches to choose a mainline from')
+     'the conversation has no branches to choose a mainline from'),
+    ('PC119', 'CitesErasedEvent',
+     'a fold candidate cites an erased event as a source')
 ON CONFLICT (sqlstate) DO UPDATE SET name = excluded.name, meaning = excluded.meaning;
 
 COMMENT ON TABLE pgctx.error_codes IS

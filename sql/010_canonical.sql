@@ -23,6 +23,13 @@
 --     (lengths in bytes of UTF-8). Because the id is inside every hash and the genesis is per
 --     conversation, an event moved to, or a prefix replayed into, another conversation no longer
 --     verifies.
+--   * Chain format v2 (every event appended since migration 0007) binds a salted digest of the
+--     payload instead of the payload, so that erasing the payload and its salt (190) leaves a
+--     hash that still verifies and a digest that cannot confirm a guessed text:
+--       payload_digest = SHA-256('pgctx:payload:v2' || salt (16 random bytes) || canonical(payload))
+--       hash_i = SHA-256('pgctx:event:v2' || u32be(len id) || id || u64be(seq)
+--                        || u32be(len kind) || kind || hash_{i-1} || payload_digest)
+--     An event is v2 when it has a payload_digest; v1 events keep their v1 hashes forever.
 --   * Text that PostgreSQL cannot hold as jsonb (\u0000, lone surrogates, NaN, Infinity) is
 --     refused with PC007 by pgctx.payload_from_text, for psql users loading JSON text.
 
@@ -113,4 +120,29 @@ EXCEPTION
             MESSAGE = 'JSON text holds a value PostgreSQL cannot store (\u0000, a lone surrogate, NaN or Infinity) or is not JSON',
             DETAIL = SQLERRM;
 END
+$$;
+
+-- Chain format v2 (see the header). The salt is 16 bytes from gen_random_uuid() (core since
+-- PostgreSQL 13, from the server's strong random source; 122 of its bits are random), so no
+-- extension is needed.
+CREATE OR REPLACE FUNCTION pgctx.new_salt() RETURNS bytea
+LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+    SELECT uuid_send(gen_random_uuid())
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.payload_digest(salt bytea, canonical text) RETURNS bytea
+LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
+    SELECT sha256('\x70676374783a7061796c6f61643a7632'::bytea          -- 'pgctx:payload:v2'
+                  || salt || convert_to(canonical, 'UTF8'))
+$$;
+
+CREATE OR REPLACE FUNCTION pgctx.event_hash_v2(conversation_id text, seq bigint, kind text,
+                                               prev_hash bytea, payload_digest bytea) RETURNS bytea
+LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
+    SELECT sha256('\x70676374783a6576656e743a7632'::bytea           -- 'pgctx:event:v2'
+                  || int4send(octet_length(conversation_id)) || convert_to(conversation_id, 'UTF8')
+                  || int8send(seq)
+                  || int4send(octet_length(kind)) || convert_to(kind, 'UTF8')
+                  || prev_hash
+                  || payload_digest)
 $$;

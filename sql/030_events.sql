@@ -4,8 +4,10 @@
 -- plain INSERT, and COPY by the owner: PostgreSQL refuses COPY FROM under row-level security):
 --   * seq is 1, 2, 3... per conversation with no gap and no reuse; callers cannot choose seq,
 --     prev_hash, hash, tenant or created_at (the trigger overwrites them).
---   * hash = pgctx.event_hash(id, seq, kind, prev_hash, canonical payload) and prev_hash is the
---     hash of seq-1 (the conversation's genesis for seq 1), computed here, in the database.
+--   * hash = pgctx.event_hash_v2(id, seq, kind, prev_hash, payload_digest) with payload_digest =
+--     pgctx.payload_digest(salt, canonical payload) and a fresh random salt (chain format v2, 010),
+--     and prev_hash is the hash of seq-1 (the conversation's genesis for seq 1), computed here, in
+--     the database. Events appended before 0007 keep their v1 hash (no salt, no payload_digest).
 --   * Appends to one conversation serialize on its head row (row lock of its UPDATE); appends to
 --     different conversations touch different rows and never wait on each other. Under
 --     REPEATABLE READ / SERIALIZABLE a concurrent append surfaces as a serialization failure
@@ -22,8 +24,13 @@
 --   * A client event key is unique per conversation: the same key with the same kind and
 --     payload writes nothing (the statement inserts no row); a different kind or payload is
 --     PC005.
---   * UPDATE, DELETE and TRUNCATE are refused (PC006) by triggers marked ENABLE ALWAYS, so
---     replica mode does not skip them.
+--   * DELETE and TRUNCATE are refused (PC006) by triggers marked ENABLE ALWAYS, so replica mode
+--     does not skip them. The one UPDATE allowed is an erasure (190): the payload becomes the
+--     marker {"pgctx_erased": N}, salt and tokens become NULL and erased_in = N, the seq of an
+--     erasure event of the same conversation that lists this event; nothing else changes, an
+--     erased event stays erased, and an erasure event is never erased. Anything else is PC006.
+--   * Erasure events (kind 'erasure') are written only by the erase functions (190), which chain
+--     them themselves; every append path refuses the kind (PC018).
 --   * The one path that does not go through the row trigger is pgctx.append_events (040), which
 --     applies these same rules to a whole batch under one head lock and inserts rows it chained
 --     itself; the trigger's WHEN clause lets through rows that arrive with a hash, which only the
@@ -73,7 +80,8 @@ INSERT INTO pgctx.event_kinds (kind, description) VALUES
     ('memory',       'a long-term memory read, with its source'),
     ('status_query', 'the answer of a tool service to a status query for an unknown side effect'),
     ('branch_merge', 'branches of the conversation were merged or a mainline confirmed'),
-    ('recovery',     'the agent restarted and recovered from a checkpoint')
+    ('recovery',     'the agent restarted and recovered from a checkpoint'),
+    ('erasure',      'events of this conversation were erased: which seqs, by whom, when and why (written by pgctx.erase_*)')
 ON CONFLICT (kind) DO UPDATE SET description = excluded.description;
 
 COMMENT ON TABLE pgctx.event_kinds IS 'The kinds an event may have; extend with INSERT (as the owner).';
@@ -92,6 +100,18 @@ CREATE TABLE IF NOT EXISTS pgctx.events (
     PRIMARY KEY (conversation_id, seq),
     UNIQUE (conversation_id, event_key)
 );
+-- Chain format v2 (010) and erasure (190): the random salt of the payload digest (NULL for v1
+-- events and once erased), the digest the hash binds (NULL for v1 events; kept when erased), and
+-- the seq of the erasure event that erased the event (NULL while it holds its content).
+ALTER TABLE pgctx.events
+    ADD COLUMN IF NOT EXISTS salt bytea,
+    ADD COLUMN IF NOT EXISTS payload_digest bytea,
+    ADD COLUMN IF NOT EXISTS erased_in bigint;
+
+-- Erasure events and erased events, found without reading the log (verify_chain, 190).
+CREATE INDEX IF NOT EXISTS events_erasure ON pgctx.events (conversation_id, seq)
+    WHERE kind = 'erasure' OR erased_in IS NOT NULL;
+
 -- No foreign key to conversations: the chain trigger creates and locks the conversation row on
 -- every insert path, which is the check a foreign key would repeat on each row.
 
@@ -145,6 +165,16 @@ BEGIN
                              octet_length(forms.canonical_text), pgctx.max_payload_bytes());
     END IF;
     RETURN forms;
+END
+$$;
+
+-- An erasure event appended other than by the erase functions: the one place PC018 is raised.
+CREATE OR REPLACE FUNCTION pgctx.refuse_erasure_kind() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION USING
+        ERRCODE = 'PC018',
+        MESSAGE = 'events of kind erasure are written only by pgctx.erase_events, erase_conversation and erase_tenant';
 END
 $$;
 
@@ -244,6 +274,12 @@ BEGIN
     END IF;
     checked := pgctx.checked_payload(NEW.payload, NEW.event_key);
     NEW.payload := checked.canonical;
+    IF NEW.kind = 'erasure' THEN
+        PERFORM pgctx.refuse_erasure_kind();
+    END IF;
+    NEW.salt := pgctx.new_salt();
+    NEW.payload_digest := pgctx.payload_digest(NEW.salt, checked.canonical_text);
+    NEW.erased_in := NULL;
 
     IF NEW.event_key IS NOT NULL THEN
         PERFORM pgctx.lock_conversation(NEW.conversation_id, NEW.tenant);
@@ -264,8 +300,8 @@ BEGIN
         UPDATE pgctx.conversations c
            SET head_seq = c.head_seq + 1,
                head_prev_hash = c.head_hash,
-               head_hash = pgctx.event_hash(c.conversation_id, c.head_seq + 1, NEW.kind, c.head_hash,
-                                            checked.canonical_text)
+               head_hash = pgctx.event_hash_v2(c.conversation_id, c.head_seq + 1, NEW.kind, c.head_hash,
+                                               NEW.payload_digest)
          WHERE c.conversation_id = NEW.conversation_id
            AND pgctx.tenant_member(c.tenant)
            AND (NEW.tenant IS NULL OR NEW.tenant = c.tenant)
@@ -294,14 +330,44 @@ $$;
 DROP TRIGGER IF EXISTS events_advance_head ON pgctx.events;
 DROP FUNCTION IF EXISTS pgctx.events_advance_head();
 
+-- What an erased event's payload becomes: a marker naming the erasure event (its seq).
+CREATE OR REPLACE FUNCTION pgctx.erased_payload(erasure_seq bigint) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT jsonb_build_object('pgctx_erased', erasure_seq)
+$$;
+
+-- Whether the erasure event at erasure_seq of a conversation lists seq: an earlier event, inside
+-- one of its ranges ("seqs": [[from, to], ...]); the erasure event itself is never erased.
+CREATE OR REPLACE FUNCTION pgctx.erasure_lists(conversation_id text, erasure_seq bigint, seq bigint)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT seq < erasure_seq AND EXISTS (
+        SELECT 1 FROM pgctx.events x, jsonb_array_elements(x.payload->'seqs') r
+         WHERE x.conversation_id = erasure_lists.conversation_id AND x.seq = erasure_seq
+           AND x.kind = 'erasure' AND x.erased_in IS NULL
+           AND erasure_lists.seq BETWEEN (r->>0)::bigint AND (r->>1)::bigint)
+$$;
+
 CREATE OR REPLACE FUNCTION pgctx.events_refuse_change() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
+    IF TG_OP = 'UPDATE' AND OLD.erased_in IS NULL AND OLD.kind <> 'erasure'
+       AND NEW.erased_in IS NOT NULL
+       AND NEW.payload = pgctx.erased_payload(NEW.erased_in)
+       AND NEW.salt IS NULL AND NEW.tokens IS NULL
+       AND (NEW.conversation_id, NEW.seq, NEW.kind, NEW.event_key, NEW.tenant, NEW.prev_hash, NEW.hash,
+            NEW.payload_digest, NEW.created_at)
+           IS NOT DISTINCT FROM
+           (OLD.conversation_id, OLD.seq, OLD.kind, OLD.event_key, OLD.tenant, OLD.prev_hash, OLD.hash,
+            OLD.payload_digest, OLD.created_at)
+       AND pgctx.erasure_lists(NEW.conversation_id, NEW.erased_in, NEW.seq) THEN
+        RETURN NEW;  -- an erasure recorded in the chain (190)
+    END IF;
     RAISE EXCEPTION USING
         ERRCODE = 'PC006',
-        MESSAGE = format('%s on pgctx.events refused: the event log is append-only', TG_OP),
-        HINT = 'Record a correction event instead of editing history.';
+        MESSAGE = format('%s on pgctx.events refused: the event log is append-only (an event changes only by erasure)', TG_OP),
+        HINT = 'Record a correction event instead of editing history; erase content with pgctx.erase_events.';
 END
 $$;
 

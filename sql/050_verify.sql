@@ -11,8 +11,19 @@
 --     superuser can rewrite events and recompute every hash. Only a digest kept outside the
 --     database proves history against that, so a result is "consistent, unanchored" unless an
 --     anchor (anchor_seq, anchor_hash from `pgctx digest`) is given and matches.
+--   * Erasure (190) is verified, not excused: an erased event (erased_in set) must hold exactly
+--     the marker payload and no salt, and be listed by the erasure event it names (a later event
+--     of the same conversation, itself chained); an event an erasure lists must be erased. A v2
+--     event's hash is recomputed from its payload digest, erased or not, and its digest from salt
+--     and payload while it holds them. A v1 event's hash is over its payload, so once erased only
+--     its place in the chain is proven (its stored hash is bound by the next event's hash and by
+--     digests), not its kind or content; the report says so. A consistent report names every
+--     erasure: "consistent, unanchored; N events erased on DATE by ROLE (erasure at seq S)".
 --   * Read-only and SECURITY INVOKER: a caller verifies only what row-level security lets it
 --     see, and an unknown or invisible conversation is PC014.
+
+-- 0007 added the erased column.
+DROP FUNCTION IF EXISTS pgctx.verify_chain(text, bigint, bytea, bigint, bytea);
 
 CREATE OR REPLACE FUNCTION pgctx.verify_chain(
     conversation_id text,
@@ -26,7 +37,8 @@ CREATE OR REPLACE FUNCTION pgctx.verify_chain(
     OUT reason text,
     OUT head_seq bigint,
     OUT head_hash bytea,
-    OUT anchored boolean
+    OUT anchored boolean,
+    OUT erased bigint
 )
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
@@ -39,6 +51,8 @@ DECLARE
     prior_hash  bytea;
     ev          record;
     stored      bytea;
+    erasures    text;       -- what the report says about the erasures
+    v1_erased   bigint;
 BEGIN
     SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = verify_chain.conversation_id;
     IF NOT FOUND THEN
@@ -49,6 +63,7 @@ BEGIN
     head_seq := conv.head_seq;
     head_hash := conv.head_hash;
     anchored := false;
+
 
     -- the genesis of a conversation is the hash of its id; a branch's is its source's hash at
     -- the fork point
@@ -94,8 +109,27 @@ BEGIN
     checked := 0;
     prior_seq := from_seq;
     prior_hash := start_hash;
-    FOR ev IN SELECT e.seq, e.prev_hash, e.hash,
-                     e.hash = pgctx.event_hash(e.conversation_id, e.seq, e.kind, e.prev_hash, e.payload::text) AS hash_ok
+    FOR ev IN SELECT e.seq, e.prev_hash, e.hash, e.erased_in,
+                     CASE WHEN e.payload_digest IS NULL                     -- chain format v1
+                          THEN e.erased_in IS NOT NULL
+                               OR e.hash = pgctx.event_hash(e.conversation_id, e.seq, e.kind, e.prev_hash, e.payload::text)
+                          ELSE e.hash = pgctx.event_hash_v2(e.conversation_id, e.seq, e.kind, e.prev_hash, e.payload_digest)
+                               AND (e.erased_in IS NOT NULL
+                                    OR e.payload_digest = pgctx.payload_digest(e.salt, e.payload::text)) IS TRUE
+                     END AS hash_ok,
+                     CASE WHEN e.erased_in IS NOT NULL
+                          THEN e.salt IS NULL AND e.payload = pgctx.erased_payload(e.erased_in)
+                               AND pgctx.erasure_lists(e.conversation_id, e.erased_in, e.seq)
+                     END AS erasure_ok,
+                     -- an erasure event: the first seq it lists that it did not erase (the
+                     -- events_erasure index: a few lookups per erasure, none per other event)
+                     CASE WHEN e.kind = 'erasure' AND jsonb_typeof(e.payload->'seqs') = 'array'
+                          THEN (SELECT min(q) FROM jsonb_array_elements(e.payload->'seqs') r,
+                                       generate_series((r->>0)::bigint, (r->>1)::bigint) q
+                                 WHERE NOT EXISTS (SELECT 1 FROM pgctx.events x
+                                                    WHERE x.conversation_id = e.conversation_id AND x.seq = q
+                                                      AND x.erased_in = e.seq))
+                     END AS unerased
                 FROM pgctx.events e
                WHERE e.conversation_id = verify_chain.conversation_id AND e.seq > from_seq
                ORDER BY e.seq LOOP
@@ -109,6 +143,13 @@ BEGIN
         ELSIF NOT ev.hash_ok THEN
             first_bad_seq := ev.seq;
             reason := format('hash of seq %s does not match its content, kind, position or conversation', ev.seq);
+        ELSIF NOT ev.erasure_ok THEN
+            first_bad_seq := ev.seq;
+            reason := format('seq %s is marked erased by seq %s, but that erasure does not list it or the event still holds content or a salt',
+                             ev.seq, ev.erased_in);
+        ELSIF ev.unerased IS NOT NULL THEN
+            first_bad_seq := ev.unerased;
+            reason := format('an erasure lists seq %s, which still holds its content', ev.unerased);
         END IF;
         EXIT WHEN first_bad_seq IS NOT NULL;
         prior_seq := ev.seq;
@@ -154,6 +195,24 @@ BEGIN
     ok := true;
     reason := CASE WHEN anchored THEN format('consistent, anchored at seq %s', anchor_seq)
                    ELSE 'consistent, unanchored' END;
+    SELECT coalesce(sum((x.payload->>'count')::bigint), 0) INTO erased
+      FROM pgctx.events x
+     WHERE x.conversation_id = verify_chain.conversation_id AND x.kind = 'erasure' AND x.erased_in IS NULL;
+    IF erased > 0 THEN
+        SELECT string_agg(format('%s %s erased on %s by %s (erasure at seq %s)', x.payload->>'count',
+                                 CASE WHEN x.payload->>'count' = '1' THEN 'event' ELSE 'events' END,
+                                 left(x.payload->>'erased_at', 10), x.payload->>'erased_by', x.seq), '; ' ORDER BY x.seq)
+          INTO erasures
+          FROM pgctx.events x
+         WHERE x.conversation_id = verify_chain.conversation_id AND x.kind = 'erasure' AND x.erased_in IS NULL;
+        SELECT count(*) INTO v1_erased FROM pgctx.events e
+         WHERE e.conversation_id = verify_chain.conversation_id AND e.erased_in IS NOT NULL AND e.payload_digest IS NULL;
+        reason := reason || '; ' || erasures
+                  || CASE WHEN v1_erased > 0
+                          THEN format('; %s of them in chain format v1: their place in the chain is proven, their kind and content no longer are',
+                                      v1_erased)
+                          ELSE '' END;
+    END IF;
 END
 $$;
 

@@ -23,6 +23,7 @@
 --             unresolved call as a pending action, the omitted range and last_event_id; and every
 --             call the previous summary tracked as unresolved, or as a write with a request id,
 --             is still tracked with its status as derived now;
+--       PC119 nothing in the summary cites an erased event (190) as a source;
 --       PC109 a fact confirmed by a user or a tool is not overridden by a new value unless the
 --             new value cites a user or tool event of this range (article 七.4); a fact whose
 --             value another active fact of its key and subject keeps is not overridden.
@@ -138,6 +139,23 @@ BEGIN
     IF schema_err IS NOT NULL THEN
         RETURN QUERY SELECT 'PC104', 'summary violates schema_version ' || schema_version || ': ' || schema_err;
         RETURN;  -- the remaining rules read the summary's structure
+    END IF;
+
+    -- erased content (190): a candidate cites no erased event, in any section. Only looked for
+    -- when the history holds an erased event (one index probe per part of the lineage).
+    IF EXISTS (SELECT 1 FROM pgctx.lineage(fold_violations.conversation_id) p
+                 JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.erased_in IS NOT NULL
+                      AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)) THEN
+        RETURN QUERY
+            SELECT 'PC119', format('the summary cites event %s, whose content was erased (erasure at seq %s of %s)',
+                                   c.seq, c.erased_in, c.conversation_id)
+              FROM (SELECT DISTINCT e.seq, e.erased_in, e.conversation_id
+                      FROM jsonb_path_query(summary, 'lax $.**.source_event_ids[*]') AS s(id)
+                      JOIN pgctx.lineage(fold_violations.conversation_id) p ON jsonb_typeof(s.id) = 'number'
+                           AND (s.id)::numeric > p.after_seq AND (p.upto_seq IS NULL OR (s.id)::numeric <= p.upto_seq)
+                      JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.seq = (s.id)::numeric
+                           AND e.erased_in IS NOT NULL) c
+             ORDER BY c.seq;
     END IF;
 
     -- sources

@@ -55,12 +55,13 @@ class Roles:
     app_a: str
     app_b: str
     app_ab: str
+    eraser: str
     password: str = "pgctx-test"
 
 
 @pytest.fixture(scope="session")
 def roles(server_dsn, template_db):
-    r = Roles(*(f"pgctx_t{RUN}_{n}" for n in ("app", "auditor", "tenant_a", "tenant_b", "app_a", "app_b", "app_ab")))
+    r = Roles(*(f"pgctx_t{RUN}_{n}" for n in ("app", "auditor", "tenant_a", "tenant_b", "app_a", "app_b", "app_ab", "eraser")))
     with admin(server_dsn) as conn:
         for tenant in (r.tenant_a, r.tenant_b):
             conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(tenant)))
@@ -70,6 +71,7 @@ def roles(server_dsn, template_db):
             r.app_a: ["pgctx_app", r.tenant_a],
             r.app_b: ["pgctx_app", r.tenant_b],
             r.app_ab: ["pgctx_app", r.tenant_a, r.tenant_b],
+            r.eraser: ["pgctx_eraser"],
         }
         for login, groups in logins.items():
             conn.execute(

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pgctx
-from pgctx.canonical import canonical_json, event_hash, genesis_hash, loads
+from pgctx.canonical import canonical_json, event_hash, event_hash_v2, genesis_hash, loads, payload_digest
 from pgctx.errors import UnrepresentableJSON
 
 SPECIAL_CHARS = [
@@ -75,15 +75,20 @@ def test_sql_and_python_canonical_bytes_and_hashes_agree(conn, doc):
     assert loads(text) is not None  # the messy text is valid JSON
     row = conn.execute(
         "INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES ('prop', 'user', %s::jsonb)"
-        " RETURNING seq, prev_hash, hash, payload::text, pgctx.canonical_text(%s::jsonb)",
+        " RETURNING seq, prev_hash, hash, payload::text, pgctx.canonical_text(%s::jsonb), salt, payload_digest,"
+        " pgctx.event_hash('prop', seq, 'user', prev_hash, payload::text)",
         (text, text),
     ).fetchone()
-    seq, prev_hash, stored_hash, stored_text, sql_canonical = row
+    seq, prev_hash, stored_hash, stored_text, sql_canonical, salt, digest, sql_v1 = row
     expected = canonical_json(doc)
     assert sql_canonical == expected
     assert stored_text == expected
     assert canonical_json(loads(stored_text)) == stored_text  # a fixed point
-    assert stored_hash == event_hash("prop", seq, "user", prev_hash, expected)
+    # chain format v2, as appended: the salted digest of the canonical bytes, the hash over it
+    assert len(salt) == 16 and digest == payload_digest(salt, expected)
+    assert stored_hash == event_hash_v2("prop", seq, "user", prev_hash, digest)
+    # and v1, as events appended before 0007 keep it
+    assert sql_v1 == event_hash("prop", seq, "user", prev_hash, expected)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -91,11 +96,14 @@ def test_sql_and_python_canonical_bytes_and_hashes_agree(conn, doc):
        .map(str.strip).filter(lambda s: 0 < len(s.encode()) <= 256))
 def test_genesis_and_event_hash_agree_for_any_conversation_id(conn, conversation_id):
     row = conn.execute(
-        "SELECT pgctx.genesis_hash(%s), pgctx.event_hash(%s, 7, 'tool_call', pgctx.genesis_hash(%s), '{}')",
-        (conversation_id,) * 3,
+        "SELECT pgctx.genesis_hash(%s), pgctx.event_hash(%s, 7, 'tool_call', pgctx.genesis_hash(%s), '{}'),"
+        " pgctx.event_hash_v2(%s, 7, 'tool_call', pgctx.genesis_hash(%s), pgctx.payload_digest('\\x0f'::bytea, %s))",
+        (conversation_id,) * 6,
     ).fetchone()
     assert row[0] == genesis_hash(conversation_id)
     assert row[1] == event_hash(conversation_id, 7, "tool_call", genesis_hash(conversation_id), "{}")
+    digest = payload_digest(b"\x0f", conversation_id)
+    assert row[2] == event_hash_v2(conversation_id, 7, "tool_call", genesis_hash(conversation_id), digest)
 
 
 @pytest.mark.parametrize(

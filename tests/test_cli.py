@@ -88,7 +88,8 @@ def test_verify_status_digest_export_round_trip(story, dsn, tmp_path):
         "UPDATE pgctx.events SET payload = '{\"text\": \"rewritten\"}' WHERE conversation_id = 'order-10086' AND seq = 5"
     )
     story.execute(
-        "UPDATE pgctx.events SET hash = pgctx.event_hash(conversation_id, seq, kind, prev_hash, payload::text)"
+        "UPDATE pgctx.events SET payload_digest = pgctx.payload_digest(salt, payload::text),"
+        " hash = pgctx.event_hash_v2(conversation_id, seq, kind, prev_hash, pgctx.payload_digest(salt, payload::text))"
         " WHERE conversation_id = 'order-10086' AND seq = 5"
     )
     story.execute(

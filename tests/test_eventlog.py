@@ -10,7 +10,7 @@ from psycopg.types.json import Jsonb
 
 import pgctx
 from pgctx import errors
-from pgctx.canonical import event_hash, genesis_hash
+from pgctx.canonical import event_hash_v2, genesis_hash, payload_digest
 
 
 def counts(conn) -> tuple[int, int]:
@@ -21,7 +21,8 @@ def counts(conn) -> tuple[int, int]:
 
 def log(conn, cid: str) -> list[tuple]:
     return conn.execute(
-        "SELECT seq, kind, payload::text, prev_hash, hash FROM pgctx.events WHERE conversation_id = %s ORDER BY seq",
+        "SELECT seq, kind, payload::text, prev_hash, hash, salt, payload_digest FROM pgctx.events"
+        " WHERE conversation_id = %s ORDER BY seq",
         (cid,),
     ).fetchall()
 
@@ -31,9 +32,10 @@ def assert_chain(conn, cid: str, length: int) -> None:
     rows = log(conn, cid)
     assert [r[0] for r in rows] == list(range(1, length + 1))
     prior = genesis_hash(cid)
-    for seq, kind, text, prev_hash, hash_ in rows:
+    for seq, kind, text, prev_hash, hash_, salt, digest in rows:
         assert prev_hash == prior
-        assert hash_ == event_hash(cid, seq, kind, prev_hash, text)
+        assert digest == payload_digest(salt, text)
+        assert hash_ == event_hash_v2(cid, seq, kind, prev_hash, digest)
         prior = hash_
     head = conn.execute(
         "SELECT head_seq, head_hash FROM pgctx.conversations WHERE conversation_id = %s", (cid,)

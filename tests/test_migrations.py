@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import psycopg
@@ -97,6 +99,8 @@ RELEASES = [
                  " 'pgctx.conversations'::regclass AND attname = 'head_prev_hash')", id="0004"),
     pytest.param("c40e7ab", "0005", "SELECT NOT EXISTS (SELECT 1 FROM pgctx.summary_schemas WHERE schema_version = 2)",
                  id="0005"),
+    pytest.param("d8eedba", "0006", "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid ="
+                 " 'pgctx.events'::regclass AND attname = 'payload_digest')", id="0006"),
 ]
 
 # A fold every release could commit: a version 1 summary of the three events below, prepared and
@@ -161,6 +165,20 @@ def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the
         assert {"text": "answer about 10086 only", "source_event_ids": []} in latest["constraints"]
         assert pgctx.verify(conn, "upgraded").ok
         assert pgctx.recover(conn, "upgraded")["chain"]["ok"]
+        # the release's events keep chain format v1, the new ones are v2, and the mixed chain
+        # verifies; erasing a v1 event keeps it verifying and says what can no longer be proven
+        assert conn.execute("SELECT array_agg(salt IS NULL AND payload_digest IS NULL ORDER BY seq)"
+                            " FROM pgctx.events WHERE conversation_id = 'upgraded'").fetchone()[0] == [True] * 3 + [False]
+        erased = pgctx.erase(conn, "upgraded", seqs=[1], reason="upgrade test")
+        report = pgctx.verify(conn, "upgraded")
+        assert report.ok and report.erased == 1, report
+        assert report.reason.endswith(f"1 event erased on {datetime.now(timezone.utc).date().isoformat()} by postgres (erasure at seq "
+                                      f"{erased['erasure_seq']}); 1 of them in chain format v1: their place in the chain"
+                                      " is proven, their kind and content no longer are")
+        exported = io.StringIO()
+        pgctx.export_bundle(conn, "upgraded", exported)
+        offline = pgctx.verify_bundle([line.encode() for line in exported.getvalue().splitlines()])
+        assert (offline.ok, offline.reason, offline.erased) == (True, report.reason, 1)
 
 
 def test_migrating_twice_changes_nothing(dsn):

@@ -595,7 +595,8 @@ def test_trigger_overwrites_caller_chosen_fields(conn, path):
                     copy.write_row(forged)
             row = conn.execute(
                 "SELECT e.seq, e.payload::text, e.prev_hash, e.hash, e.created_at = now(),"
-                " e.hash = pgctx.event_hash(e.conversation_id, e.seq, e.kind, e.prev_hash, e.payload::text),"
+                " e.hash = pgctx.event_hash_v2(e.conversation_id, e.seq, e.kind, e.prev_hash,"
+                "                              pgctx.payload_digest(e.salt, e.payload::text)),"
                 " e.prev_hash = coalesce((SELECT p.hash FROM pgctx.events p WHERE p.conversation_id = e.conversation_id"
                 "                          AND p.seq = e.seq - 1), pgctx.genesis_hash(e.conversation_id)),"
                 " (c.head_seq, c.head_hash) = (e.seq, e.hash)"

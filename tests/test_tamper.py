@@ -159,7 +159,8 @@ def rechain(conn, cid: str, start: int) -> None:
     for seq in range(start, last + 1):
         conn.execute(
             "UPDATE pgctx.events e"
-            "   SET prev_hash = p.h, hash = pgctx.event_hash(e.conversation_id, e.seq, e.kind, p.h, e.payload::text)"
+            "   SET prev_hash = p.h, payload_digest = pgctx.payload_digest(e.salt, e.payload::text),"
+            "       hash = pgctx.event_hash_v2(e.conversation_id, e.seq, e.kind, p.h, pgctx.payload_digest(e.salt, e.payload::text))"
             "  FROM (SELECT coalesce((SELECT hash FROM pgctx.events"
             "                          WHERE conversation_id = %(cid)s AND seq = %(seq)s - 1),"
             "                        pgctx.genesis_hash(%(cid)s)) AS h) p"
@@ -460,7 +461,7 @@ MALFORMED = {
     "not_utf8": lambda ls: ls[:2] + [b'{"seq": "\xff"}'] + ls[3:],
     "not_object": lambda ls: ls[:2] + [b"[1, 2]"] + ls[3:],
     "wrong_format": lambda ls: _edit_header(ls, format="something-else"),
-    "wrong_version": lambda ls: _edit_header(ls, version=2),
+    "wrong_version": lambda ls: _edit_header(ls, version=3),
     "bad_hash_hex": lambda ls: _edit_event(ls, 2, hash="zz"),
     "missing_hash": lambda ls: _without(ls, 2, "hash"),
     "missing_seq": lambda ls: _without(ls, 2, "seq"),
