@@ -16,6 +16,7 @@ import pytest
 
 import pgctx
 from pgctx import erasure
+from pgctx.canonical import canonical_json, event_hash, genesis_hash
 from pgctx.errors import CitesErasedEvent, InvalidErasure, InvalidRetentionPolicy, ReservedEventKind
 
 SECRET = "Zq7-4111111111111111"
@@ -378,3 +379,67 @@ def test_erasure_on_an_async_connection(dsn, conn):
     assert (report["erased"], expired) == (1, [])
     assert pgctx.verify(conn, "gdpr").ok
     assert conn.execute("SELECT idle_days FROM pgctx.retention_policy").fetchall() == [(7,)]
+
+
+def v1_conversation(conn, cid: str, texts: list[str]) -> None:
+    """Events as a release before 0007 chained them (format v1: the hash over the payload, no salt),
+    inserted by the owner with their hashes, as append_events inserts rows it chained itself."""
+    prev = genesis_hash(cid)
+    for seq, text in enumerate(texts, start=1):
+        payload = canonical_json({"text": text})
+        h = event_hash(cid, seq, "user", prev, payload)
+        conn.execute("INSERT INTO pgctx.events (conversation_id, seq, kind, payload, prev_hash, hash)"
+                     " VALUES (%s, %s, 'user', %s, %s, %s)", (cid, seq, payload, prev, h))
+        prev = h
+    conn.execute("INSERT INTO pgctx.conversations (conversation_id, genesis_hash, head_hash)"
+                 " VALUES (%s, pgctx.genesis_hash(%s), pgctx.genesis_hash(%s))", (cid, cid, cid))
+    conn.execute("UPDATE pgctx.conversations c SET head_seq = e.seq, head_hash = e.hash, head_prev_hash = e.prev_hash"
+                 " FROM pgctx.events e WHERE c.conversation_id = %s AND e.conversation_id = c.conversation_id"
+                 " AND e.seq = %s", (cid, len(texts)))
+
+
+def test_an_erased_v1_event_keeps_its_place_in_the_chain_and_nothing_more(conn):
+    v1_conversation(conn, "old", ["a", SECRET, "c"])
+    assert pgctx.verify(conn, "old").ok
+    pgctx.erase(conn, "old", seqs=[2], reason="x")
+    report = pgctx.verify(conn, "old")
+    assert report.ok and report.reason.endswith(
+        "; 1 of them in chain format v1: their place in the chain is proven, their kind and content no longer are")
+    assert pgctx.verify_bundle(bundle(conn, "old")).reason == report.reason
+    conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+    try:
+        # the stated limit: its kind is no longer bound by anything ...
+        conn.execute("UPDATE pgctx.events SET kind = 'assistant' WHERE conversation_id = 'old' AND seq = 2")
+        assert pgctx.verify(conn, "old").ok
+        # ... but its place is: its stored hash is bound by the next event's
+        conn.execute("UPDATE pgctx.events SET hash = sha256('x') WHERE conversation_id = 'old' AND seq = 2")
+    finally:
+        conn.execute("ALTER TABLE pgctx.events ENABLE TRIGGER USER")
+    for bad in (pgctx.verify(conn, "old"), pgctx.verify_bundle(bundle(conn, "old"))):
+        assert (bad.ok, bad.first_bad_seq) == (False, 3) and "prev_hash of seq 3" in bad.reason
+
+
+def test_an_erasure_killed_before_commit_changes_nothing(dsn, conn):
+    story(conn)
+    before = snapshot(conn)
+    script = ("import sys, psycopg\n"
+              "with psycopg.connect(sys.argv[1]) as c:\n"
+              "    c.execute(\"SET client_connection_check_interval = '100ms'\")\n"  # notice a dead client
+              "    c.execute(\"SELECT pgctx.erase_conversation('gdpr', 'x')\")\n"
+              "    print('erased', flush=True)\n"
+              "    c.execute('SELECT pg_sleep(60)')\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, dsn], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "erased"  # done, not committed
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    deadline = datetime.now() + timedelta(seconds=20)
+    while conn.execute("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%'"
+                       " AND pid <> pg_backend_pid()").fetchone()[0]:
+        assert datetime.now() < deadline, "the server did not notice the killed client"
+        threading.Event().wait(0.1)  # the server notices the dead client and rolls back
+    assert snapshot(conn) == before
+    assert pgctx.append(conn, "gdpr", "user", {"text": "the head lock is free"}) == 5
+    assert pgctx.verify(conn, "gdpr").ok and SECRET in str(pgctx.committed_fold(conn, "gdpr").summary)
