@@ -68,6 +68,8 @@ FOLD_STATUS = (
 )
 SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
 CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason FROM pgctx.context_events(%s)"
+RETRACT_LAST = "SELECT seq, kind, payload FROM pgctx.retract_last(%s)"
+CLEAR_VIEW = "SELECT pgctx.clear_view(%s)"
 EVIDENCE_TOKENS = "SELECT coalesce(sum(tokens), 0) FROM pgctx.context_events(%s) WHERE section = 'evidence'"
 UNKNOWN_CALLS = (
     "SELECT call_id, tool, effect, idempotency_key, call_seq FROM pgctx.side_effects"

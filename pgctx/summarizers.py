@@ -126,14 +126,14 @@ class BuiltinSummarizer:
     id = "pgctx-builtin/2"
 
     def summarize(self, request: FoldRequest) -> dict[str, Any]:
-        s = _upgrade(request.previous_summary) if request.previous_summary else _empty()
+        events = _view(request.events)
+        cleared = any(e.kind == "clear" for e in request.events)
+        s = _upgrade(request.previous_summary) if request.previous_summary and not cleared else _empty()
         keep = request.must_keep
         calls = {**keep.get("collapsed", {}), **keep["tool_calls"]}  # tool and subject of every call touched
         arguments = {e.payload.get("call_id"): e.payload.get("arguments")  # of the calls made in this range
                      for e in request.events if e.kind == "tool_call"}
-        for event in request.events:
-            if erasure_of(event.payload) is not None:
-                continue  # erased: nothing of it may be carried, or cited (PC119)
+        for event in events:
             self._fold_event(s, event, calls, arguments)
             _used(s, event)
         _tool_state(s, keep)
@@ -248,6 +248,16 @@ def _same_subject(a: str | None, b: str | None) -> bool:
 def _overlap(a: str | None, b: str | None) -> bool:
     """Subjects about some of the same identifiers (a shared name=value, as sql/160 compares calls)."""
     return bool(set(subject_pairs(a).items()) & set(subject_pairs(b).items()))
+
+
+def _view(events: list[Event]) -> list[Event]:
+    """The events a summary may take content from: after the last clear (the summary starts over
+    there, sql/200), neither retracted nor erased (nothing of an erased event may be carried, or
+    cited: PC119), and not the retraction and clear events themselves."""
+    start = max((i for i, e in enumerate(events) if e.kind == "clear"), default=-1) + 1
+    retracted = {e.payload.get("seq") for e in events if e.kind == "retraction"}
+    return [e for e in events[start:] if e.kind not in ("retraction", "clear") and e.seq not in retracted
+            and erasure_of(e.payload) is None]
 
 
 def _contradiction(key: str, subject: str | None) -> str:

@@ -52,7 +52,7 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC017', 'InvalidErasure',
      'an erasure names no events, a seq that is not an event of the conversation, an erasure event, or gives no reason'),
     ('PC018', 'ReservedEventKind',
-     'events of kind erasure are written only by the erase functions'),
+     'events of kind erasure, retraction or clear are written only by their functions (erase_*, retract_last, clear_view)'),
     ('PC019', 'InvalidRetentionPolicy',
      'a retention policy needs idle_days >= 1 and a registered tenant (or none, for the global policy)'),
     ('PC100', 'FoldConflict',

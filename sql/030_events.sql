@@ -29,8 +29,9 @@
 --     marker {"pgctx_erased": N}, salt and tokens become NULL and erased_in = N, the seq of an
 --     erasure event of the same conversation that lists this event; nothing else changes, an
 --     erased event stays erased, and an erasure event is never erased. Anything else is PC006.
---   * Erasure events (kind 'erasure') are written only by the erase functions (190), which chain
---     them themselves; every append path refuses the kind (PC018).
+--   * Erasure, retraction and clear events are written only by their functions (190
+--     pgctx.erase_*, 200 pgctx.retract_last and pgctx.clear_view), which check what they record
+--     and chain them with pgctx.append_chained (040); every append path refuses those kinds (PC018).
 --   * The one path that does not go through the row trigger is pgctx.append_events (040), which
 --     applies these same rules to a whole batch under one head lock and inserts rows it chained
 --     itself; the trigger's WHEN clause lets through rows that arrive with a hash, which only the
@@ -81,7 +82,10 @@ INSERT INTO pgctx.event_kinds (kind, description) VALUES
     ('status_query', 'the answer of a tool service to a status query for an unknown side effect'),
     ('branch_merge', 'branches of the conversation were merged or a mainline confirmed'),
     ('recovery',     'the agent restarted and recovered from a checkpoint'),
-    ('erasure',      'events of this conversation were erased: which seqs, by whom, when and why (written by pgctx.erase_*)')
+    ('erasure',      'events of this conversation were erased: which seqs, by whom, when and why (written by pgctx.erase_*)'),
+    ('retraction',   'an earlier event leaves the working view: {seq} (written by pgctx.retract_last)'),
+    ('clear',        'the working view restarts empty; the history stays (written by pgctx.clear_view)'),
+    ('sdk_item',     'an OpenAI Agents SDK item pgctx does not interpret, kept as {item}')
 ON CONFLICT (kind) DO UPDATE SET description = excluded.description;
 
 COMMENT ON TABLE pgctx.event_kinds IS 'The kinds an event may have; extend with INSERT (as the owner).';
@@ -111,6 +115,9 @@ ALTER TABLE pgctx.events
 -- Erasure events and erased events, found without reading the log (verify_chain, 190).
 CREATE INDEX IF NOT EXISTS events_erasure ON pgctx.events (conversation_id, seq)
     WHERE kind = 'erasure' OR erased_in IS NOT NULL;
+
+-- Retractions and clears (200), found without reading the log; and where the view starts over.
+CREATE INDEX IF NOT EXISTS events_view ON pgctx.events (conversation_id, seq) WHERE kind IN ('retraction', 'clear');
 
 -- No foreign key to conversations: the chain trigger creates and locks the conversation row on
 -- every insert path, which is the check a foreign key would repeat on each row.
@@ -168,13 +175,17 @@ BEGIN
 END
 $$;
 
--- An erasure event appended other than by the erase functions: the one place PC018 is raised.
-CREATE OR REPLACE FUNCTION pgctx.refuse_erasure_kind() RETURNS void
+-- An event of a reserved kind appended other than by its function: the one place PC018 is raised.
+DROP FUNCTION IF EXISTS pgctx.refuse_erasure_kind();
+CREATE OR REPLACE FUNCTION pgctx.refuse_reserved_kind(kind text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION USING
         ERRCODE = 'PC018',
-        MESSAGE = 'events of kind erasure are written only by pgctx.erase_events, erase_conversation and erase_tenant';
+        MESSAGE = format('events of kind %s are written only by %s', kind,
+                         CASE kind WHEN 'erasure' THEN 'pgctx.erase_events, erase_conversation and erase_tenant'
+                                   WHEN 'retraction' THEN 'pgctx.retract_last'
+                                   ELSE 'pgctx.clear_view' END);
 END
 $$;
 
@@ -274,8 +285,8 @@ BEGIN
     END IF;
     checked := pgctx.checked_payload(NEW.payload, NEW.event_key);
     NEW.payload := checked.canonical;
-    IF NEW.kind = 'erasure' THEN
-        PERFORM pgctx.refuse_erasure_kind();
+    IF NEW.kind IN ('erasure', 'retraction', 'clear') THEN
+        PERFORM pgctx.refuse_reserved_kind(NEW.kind);
     END IF;
     NEW.salt := pgctx.new_salt();
     NEW.payload_digest := pgctx.payload_digest(NEW.salt, checked.canonical_text);

@@ -112,8 +112,8 @@ BEGIN
                FROM jsonb_array_elements(events) WITH ORDINALITY AS t(e, i) ORDER BY t.i LOOP
         IF NOT pgctx.is_event_kind(r.kind) THEN
             PERFORM pgctx.refuse_unknown_kind(r.kind);
-        ELSIF r.kind = 'erasure' THEN
-            PERFORM pgctx.refuse_erasure_kind();
+        ELSIF r.kind IN ('erasure', 'retraction', 'clear') THEN
+            PERFORM pgctx.refuse_reserved_kind(r.kind);
         END IF;
         checked := pgctx.checked_payload(r.payload, r.key);
         r.payload := checked.canonical;
@@ -167,3 +167,25 @@ $$;
 
 COMMENT ON FUNCTION pgctx.append_events(text, jsonb, regrole) IS
     'Append a JSON array of {kind, payload[, event_key][, tokens]} in one statement; returns (ordinality, seq) per element.';
+
+-- One event of a reserved kind (erasure, retraction, clear), appended by the function that owns
+-- the kind, as the owner, after it has locked the head (conv is the row it locked) and checked
+-- what the event records: chained like append_events chains a batch (chain format v2), inserted
+-- with its hash (the row trigger lets it through), the head moved. Returns its seq.
+CREATE OR REPLACE FUNCTION pgctx.append_chained(conv pgctx.conversations, kind text, payload jsonb) RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+DECLARE
+    checked pgctx.canonical_payload_forms := pgctx.checked_payload(payload, NULL);
+    salt    bytea := pgctx.new_salt();
+    digest  bytea := pgctx.payload_digest(salt, checked.canonical_text);
+    s       bigint := conv.head_seq + 1;
+    h       bytea := pgctx.event_hash_v2(conv.conversation_id, s, kind, conv.head_hash, digest);
+BEGIN
+    INSERT INTO pgctx.events (conversation_id, seq, kind, payload, tenant, prev_hash, hash, created_at, salt, payload_digest)
+    VALUES (conv.conversation_id, s, kind, checked.canonical, conv.tenant, conv.head_hash, h, now(), salt, digest);
+    UPDATE pgctx.conversations c SET head_seq = s, head_prev_hash = conv.head_hash, head_hash = h
+     WHERE c.conversation_id = conv.conversation_id;
+    RETURN s;
+END
+$$;

@@ -19,7 +19,8 @@
 --   * A call's subject is its identifier arguments as 'name=value' pairs (sorted by name): the
 --     registry's identifier_args, else the arguments named id or *_id.
 --   * What a summary covering events from_seq+1..to_seq must keep (article 七.2) is derived
---     here from those events: identifiers the tools used, the status (and request id, failure
+--     here from those events (from the last clear in the range on, ignoring the previous summary
+--     when there is one, 200): identifiers the tools used, the status (and request id, failure
 --     reason) of every call touched by the range, approvals still unanswered, and the omitted
 --     range. Cost grows with the range, not with the history (indexes below).
 --   * Bounded tool state (schema_version 2 and later): a summary grows with the live state, not
@@ -250,6 +251,14 @@ LANGUAGE sql STABLE AS $$
      ORDER BY r.seq
 $$;
 
+-- The seq of the last clear at or before upto (0 if none): where a view or a fold starts over
+-- (200). Here, not in 200: must_keep below is a SQL function, checked when it is created.
+CREATE OR REPLACE FUNCTION pgctx.last_clear(conversation_id text, upto bigint) RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT coalesce(max(v.seq), 0) FROM pgctx.events v
+     WHERE v.conversation_id = last_clear.conversation_id AND v.kind = 'clear' AND v.seq <= upto
+$$;
+
 -- Before 0006 must_keep took no schema_version (it derived version 1's items).
 DROP FUNCTION IF EXISTS pgctx.must_keep(text, bigint, bigint, jsonb);
 
@@ -265,15 +274,19 @@ RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
-    WITH carried AS (
+    WITH reset AS (
+        -- a clear in the range: the summary starts over after it (200), and approvals asked
+        -- before the last clear are not the view's any more
+        SELECT pgctx.last_clear(must_keep.conversation_id, to_seq) AS at
+    ), carried AS (
         SELECT coalesce(array_agg(t.k), '{}') AS ids
-          FROM jsonb_each(coalesce(previous->'tool_state', '{}')) AS t(k, v)
+          FROM reset, jsonb_each(coalesce((CASE WHEN reset.at <= from_seq THEN previous END)->'tool_state', '{}')) AS t(k, v)
          WHERE schema_version >= 2
             OR t.v->>'status' IN ('running', 'unknown')
             OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL)
     ), derived AS MATERIALIZED (
         SELECT t.*, t.status IN ('planned', 'running', 'unknown') AS unresolved
-          FROM carried, pgctx.tool_calls(must_keep.conversation_id, from_seq, to_seq, carried.ids) t
+          FROM reset, carried, pgctx.tool_calls(must_keep.conversation_id, greatest(from_seq, reset.at), to_seq, carried.ids) t
     ), calls AS MATERIALIZED (
         -- kept: unresolved, or within the horizon (version 2), or any (version 1)
         SELECT d.*, (schema_version < 2 OR d.unresolved
@@ -292,11 +305,11 @@ SET jit = off AS $$
                        'subject', CASE WHEN schema_version >= 2 THEN t.subject END)))
               FROM calls t WHERE t.kept), '{}'),
         'identifiers', coalesce((
-            SELECT jsonb_agg(DISTINCT i) FROM calls t, unnest(t.identifiers) i
-             WHERE t.kept AND t.call_seq > from_seq), '[]'),
+            SELECT jsonb_agg(DISTINCT i) FROM reset, calls t, unnest(t.identifiers) i
+             WHERE t.kept AND t.call_seq > greatest(from_seq, reset.at)), '[]'),
         'open_approvals', coalesce((
             SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
-              FROM pgctx.open_approvals(must_keep.conversation_id, to_seq) a), '[]')
+              FROM reset, pgctx.open_approvals(must_keep.conversation_id, to_seq) a WHERE a.seq > reset.at), '[]')
     ) || CASE WHEN schema_version >= 2 THEN jsonb_build_object('collapsed', coalesce((
             SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
                        'tool', t.tool, 'status', t.status, 'effect', t.effect, 'request_id', t.request_id,

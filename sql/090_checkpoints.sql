@@ -146,6 +146,15 @@ BEGIN
                                  NEW.version, NEW.conversation_id, NEW.base_version, NEW.base_cursor,
                                  coalesce(head.version, 0), coalesce(head.cursor, 0));
         END IF;
+        -- a retraction appended since it was prepared may name an event it folds (200); read
+        -- after the fold head's lock, which retract_last takes too
+        IF EXISTS (SELECT 1 FROM pgctx.events r WHERE r.conversation_id = NEW.conversation_id
+                      AND r.kind = 'retraction' AND r.seq > NEW.cursor
+                      AND (r.payload->>'seq')::bigint > NEW.base_cursor AND (r.payload->>'seq')::bigint <= NEW.cursor) THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC103',
+                MESSAGE = format('checkpoint %s of %s folds an event retracted after seq %s since it was prepared',
+                                 NEW.version, NEW.conversation_id, NEW.cursor);
+        END IF;
         IF NOT EXISTS (SELECT 1 FROM pgctx.events e WHERE e.conversation_id = NEW.conversation_id
                           AND e.seq = NEW.cursor AND e.hash = NEW.chain_hash) THEN
             RAISE EXCEPTION USING ERRCODE = 'PC110',

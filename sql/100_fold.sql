@@ -10,7 +10,7 @@
 --             wherever that covers the new range (a fold never covers a broken chain);
 --       PC103 the boundary splits no atomic unit: a tool call and its results, an approval and
 --             the goal event it scopes (payload.scopes_event; a goal an earlier fold covered no
---             longer binds a later approval to it);
+--             longer binds a later approval to it), a retracted event and its retraction (200);
 --       PC104/PC105 the summary is valid against its registered schema_version;
 --       PC106 every fact and completed action cites source_event_ids, and every cited id is a
 --             folded event (1 .. new cursor);
@@ -119,6 +119,9 @@ BEGIN
 
     previous := pgctx.base_summary(conversation_id, base_version);
     keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor, previous, schema_version);
+    IF pgctx.last_clear(conversation_id, new_cursor) > base_cursor THEN
+        previous := NULL;  -- the range holds a clear: the summary starts over after it (200)
+    END IF;
 
     -- atomic units: a call folded without its existing result; an approval split from its goal
     RETURN QUERY
@@ -135,6 +138,13 @@ BEGIN
            -- a goal an earlier fold covered is not this fold's to keep with its approval (as fold_boundary)
            AND (e.payload->>'scopes_event')::numeric > base_cursor
            AND ((e.seq <= new_cursor) <> ((e.payload->>'scopes_event')::numeric <= new_cursor));
+    RETURN QUERY
+        SELECT 'PC103', format('boundary %s splits event %s from its retraction (seq %s)',
+                               new_cursor, r.payload->>'seq', r.seq)
+          FROM pgctx.events r
+         WHERE r.conversation_id = fold_violations.conversation_id AND r.kind = 'retraction'
+           AND r.seq > new_cursor AND (r.payload->>'seq')::bigint > base_cursor
+           AND (r.payload->>'seq')::bigint <= new_cursor;
     schema_err := pgctx.summary_schema_error(schema_version, summary);
     IF schema_err IS NOT NULL THEN
         RETURN QUERY SELECT 'PC104', 'summary violates schema_version ' || schema_version || ': ' || schema_err;

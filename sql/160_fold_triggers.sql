@@ -203,7 +203,13 @@ BEGIN
                  WHERE e.conversation_id = fold_boundary.conversation_id AND e.kind = 'approval'
                    AND e.seq > boundary AND jsonb_typeof(e.payload->'scopes_event') = 'number'
                    AND (e.payload->>'scopes_event')::numeric > lo
-                   AND (e.payload->>'scopes_event')::numeric <= boundary) x;
+                   AND (e.payload->>'scopes_event')::numeric <= boundary
+                UNION ALL  -- a retracted event stays with its retraction (200)
+                SELECT (r.payload->>'seq')::bigint
+                  FROM pgctx.events r
+                 WHERE r.conversation_id = fold_boundary.conversation_id AND r.kind = 'retraction'
+                   AND r.seq > boundary AND (r.payload->>'seq')::bigint > lo
+                   AND (r.payload->>'seq')::bigint <= boundary) x;
         EXIT WHEN earlier IS NULL;
         boundary := earlier;
     END LOOP;
@@ -212,7 +218,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.fold_boundary(text, bigint) IS
-    'The largest cursor <= upto (default head) that splits no tool call from its result, folds no call still waiting, and keeps approvals with their goals; the committed cursor if none.';
+    'The largest cursor <= upto (default head) that splits no tool call from its result, folds no call still waiting, and keeps approvals with their goals and retracted events with their retractions; the committed cursor if none.';
 
 -- Before 0006 fold_status took only the capacity, and decided nothing.
 DROP FUNCTION IF EXISTS pgctx.fold_status(text, bigint);

@@ -8,6 +8,8 @@
 --     committed fold recorded (165) that is still live at the head, the events of calls the
 --     summary still tracks as running or unknown, and the call of every result that arrived after
 --     its call was folded (a tool output is never shown without its call).
+--   * The view leaves out retracted events, retraction and clear events, and everything up to
+--     the last clear; after a clear the fold does not cover, no summary and no evidence (200).
 --   * Cost grows with the unfolded range and the last fold's range, not with the history.
 
 CREATE OR REPLACE FUNCTION pgctx.context_events(conversation_id text)
@@ -29,12 +31,17 @@ BEGIN
                  WHERE k.conversation_id = context_events.conversation_id AND k.version = f.version
                    AND k.phase = 'COMMITTED') AS evidence,
                (SELECT c.head_seq FROM pgctx.conversations c
-                 WHERE c.conversation_id = context_events.conversation_id) AS head
+                 WHERE c.conversation_id = context_events.conversation_id) AS head,
+               pgctx.last_clear(context_events.conversation_id, 9223372036854775807) AS cleared,
+               ARRAY(SELECT (r.payload->>'seq')::bigint FROM pgctx.events r
+                      WHERE r.conversation_id = context_events.conversation_id AND r.kind = 'retraction'
+                        AND r.seq > f.cursor) AS retracted
           FROM pgctx.committed_fold(context_events.conversation_id) f
     ), unfolded AS MATERIALIZED (
         SELECT e.seq, e.kind, e.payload, e.tokens
           FROM pgctx.events e, fold f
-         WHERE e.conversation_id = context_events.conversation_id AND e.seq > f.cursor
+         WHERE e.conversation_id = context_events.conversation_id AND e.seq > greatest(f.cursor, f.cleared)
+           AND e.kind NOT IN ('retraction', 'clear') AND e.seq <> ALL (f.retracted)
     ), parts AS MATERIALIZED (
         -- a branch's folded history may be stored under its source (080 lineage)
         SELECT * FROM pgctx.lineage(context_events.conversation_id)
@@ -66,13 +73,16 @@ BEGIN
                jsonb_array_elements_text(t.v->'source_event_ids') AS s(id)
          WHERE t.v->>'status' IN ('running', 'unknown')
     )
-    SELECT 'summary'::text, f.cursor, 'summary'::text, jsonb_build_object('version', f.version, 'summary', f.summary),
+    -- (after a clear the fold does not cover: version 0, no summary)
+    SELECT 'summary'::text, f.cursor, 'summary'::text,
+           CASE WHEN f.version IS NULL OR f.cleared <= f.cursor THEN jsonb_build_object('version', f.version, 'summary', f.summary)
+                ELSE jsonb_build_object('version', 0, 'summary', NULL) END,
            NULL::integer, NULL::text
       FROM fold f
     UNION ALL
     SELECT 'evidence', e.seq, e.kind, e.payload, e.tokens, p.reasons
       FROM (SELECT pinned.seq, string_agg(DISTINCT pinned.reason, '; ') AS reasons
-              FROM pinned, fold f WHERE pinned.seq <= f.cursor GROUP BY pinned.seq) p
+              FROM pinned, fold f WHERE pinned.seq <= f.cursor AND f.cleared <= f.cursor GROUP BY pinned.seq) p
       JOIN parts l ON p.seq > l.after_seq AND (l.upto_seq IS NULL OR p.seq <= l.upto_seq)
       JOIN pgctx.events e ON e.conversation_id = l.conversation_id AND e.seq = p.seq
     UNION ALL

@@ -67,10 +67,6 @@ DECLARE
     first_seq  bigint;
     affected   text[];
     removed    jsonb;
-    payload    jsonb;
-    checked    pgctx.canonical_payload_forms;
-    salt       bytea;
-    digest     bytea;
     s          bigint;
     branch     text;
     why        text;
@@ -136,22 +132,11 @@ BEGIN
                AND (k.conversation_id <> erase.conversation_id OR k.cursor >= first_seq)
              GROUP BY k.conversation_id) k;
 
-    -- 1. the erasure event, chained from the head like append_events chains a batch
-    s := conv.head_seq + 1;
-    payload := jsonb_build_object(
+    -- 1. the erasure event
+    s := pgctx.append_chained(conv, 'erasure', jsonb_build_object(
         'seqs', ranges, 'count', cardinality(targets), 'reason', reason, 'erased_by', session_user::text,
         'erased_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-        'checkpoints_removed', removed);
-    checked := pgctx.checked_payload(payload, NULL);
-    salt := pgctx.new_salt();
-    digest := pgctx.payload_digest(salt, checked.canonical_text);
-    INSERT INTO pgctx.events (conversation_id, seq, kind, payload, tenant, prev_hash, hash, created_at, salt, payload_digest)
-    VALUES (conversation_id, s, 'erasure', checked.canonical, conv.tenant, conv.head_hash,
-            pgctx.event_hash_v2(conversation_id, s, 'erasure', conv.head_hash, digest), now(), salt, digest);
-    UPDATE pgctx.conversations c
-       SET head_seq = s, head_prev_hash = conv.head_hash,
-           head_hash = pgctx.event_hash_v2(conversation_id, s, 'erasure', conv.head_hash, digest)
-     WHERE c.conversation_id = erase.conversation_id;
+        'checkpoints_removed', removed));
 
     -- 2. the events
     UPDATE pgctx.events e
@@ -293,15 +278,9 @@ COMMENT ON FUNCTION pgctx.expired_conversations(timestamptz) IS
 
 CREATE OR REPLACE FUNCTION pgctx.erase_expired(reason text DEFAULT 'retention policy', as_of timestamptz DEFAULT now())
 RETURNS SETOF jsonb
-LANGUAGE plpgsql SECURITY DEFINER
+LANGUAGE sql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
-DECLARE
-    id text;
-BEGIN
-    FOR id IN SELECT x.conversation_id FROM pgctx.expired_conversations(as_of) x LOOP
-        RETURN NEXT pgctx.erase(id, NULL, reason);
-    END LOOP;
-END
+    SELECT pgctx.erase(x.conversation_id, NULL, reason) FROM pgctx.expired_conversations(as_of) x
 $$;
 
 COMMENT ON FUNCTION pgctx.erase_expired(text, timestamptz) IS

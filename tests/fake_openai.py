@@ -9,7 +9,9 @@ at this server, which answers ``POST /v1/responses`` (a Responses API ``response
 
 Each request takes the next planned answer, on whichever endpoint it arrives; the same answer is
 rendered in that endpoint's format. Every request is recorded (path, parsed JSON body, headers)
-so tests can assert what the client sent. ``fake.responses_api = False`` makes ``/v1/responses`` answer 404
+so tests can assert what the client sent. ``function_call(name, args, call_id)`` answers a Responses
+API request with a function call instead of a message (what an agent's model does to call a tool);
+``compacted(*items)`` answers ``POST /v1/responses/compact``. ``fake.responses_api = False`` makes ``/v1/responses`` answer 404
 without taking an answer, as OpenAI-compatible servers without the Responses API do.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import json
 import threading
 import time
@@ -26,20 +29,23 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 RESPONSES = "/v1/responses"
+_ids = itertools.count(1)  # response and message ids, distinct as the API's are
 CHAT = "/v1/chat/completions"
+COMPACT = "/v1/responses/compact"
 
 
 @dataclass(frozen=True)
 class Answer:
     """One planned reply. Build them with the functions below, not directly."""
 
-    kind: str  # "ok" | "raw" | "refusal" | "empty" | "status" | "sleep"
+    kind: str  # "ok" | "raw" | "refusal" | "empty" | "status" | "sleep" | "items"
     text: str = ""  # the model's output text (ok, raw), or the refusal text
     finish: str = "stop"  # why the model stopped: "stop", "length" or "content_filter"
     code: int = 200  # the HTTP status (status)
     message: str = ""  # the error message in the body (status)
     seconds: float = 0.0  # the delay (sleep)
     then: Answer | None = None  # what is sent after the delay (sleep)
+    items: tuple[dict[str, Any], ...] = ()  # the output items (items: the Responses API only)
 
 
 def ok(obj: Any) -> Answer:
@@ -75,6 +81,17 @@ def status(code: int, message: str = "planned failure") -> Answer:
     up), which keeps retry tests fast; the client reads it before ``retry-after``.
     """
     return Answer("status", code=code, message=message)
+
+
+def function_call(name: str, arguments: dict[str, Any], call_id: str) -> Answer:
+    """The model calls a function tool (a Responses API ``function_call`` output item)."""
+    return Answer("items", items=({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
+                                   "arguments": json.dumps(arguments), "status": "completed"},))
+
+
+def compacted(*items: dict[str, Any]) -> Answer:
+    """``POST /v1/responses/compact`` answers with these output items (the compacted history)."""
+    return Answer("items", items=items)
 
 
 def sleep(seconds: float, then: Answer) -> Answer:
@@ -154,7 +171,7 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             length = int(self.headers.get("content-length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
-            if self.path not in (RESPONSES, CHAT):
+            if self.path not in (RESPONSES, CHAT, COMPACT):
                 self._send(404, _error(f"no route {self.path}", "invalid_request_error"))
                 return
             headers = {name.lower(): value for name, value in self.headers.items()}
@@ -170,6 +187,8 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(answer.code, _error(answer.message, "planned_error"), {"retry-after-ms": "1"})
             elif self.path == RESPONSES:
                 self._send(200, _response(body, answer))
+            elif self.path == COMPACT:
+                self._send(200, _compaction(answer))
             else:
                 self._send(200, _chat_completion(body, answer))
 
@@ -206,13 +225,22 @@ def _response(request: dict[str, Any], answer: Answer) -> dict[str, Any]:
     if answer.finish != "stop":
         status = "incomplete"
         incomplete = {"reason": "max_output_tokens" if answer.finish == "length" else answer.finish}
-    message = {"type": "message", "id": "msg_fake", "role": "assistant", "status": status, "content": [content]}
+    message = {"type": "message", "id": f"msg_{next(_ids)}", "role": "assistant", "status": status, "content": [content]}
+    output = list(answer.items) if answer.kind == "items" else [] if answer.kind == "empty" else [message]
     return {
-        "id": "resp_fake", "object": "response", "created_at": time.time(), "status": status,
+        "id": f"resp_{next(_ids)}", "object": "response", "created_at": time.time(), "status": status,
         "model": request.get("model", ""), "error": None, "incomplete_details": incomplete,
-        "output": [] if answer.kind == "empty" else [message],
+        "output": output,
         "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
     }
+
+
+def _compaction(answer: Answer) -> dict[str, Any]:
+    """What ``responses.compact`` returns: the compacted history as output items."""
+    return {"id": f"cmp_{next(_ids)}", "object": "response.compaction", "created_at": int(time.time()),
+            "context_compression": "enabled", "output": list(answer.items),
+            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
+                      "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}}
 
 
 def _chat_completion(request: dict[str, Any], answer: Answer) -> dict[str, Any]:
