@@ -455,3 +455,17 @@ def test_the_sdks_compaction_session_works_over_it_and_the_log_keeps_everything(
         assert kinds[:12] == [k for _ in range(3) for k in ("user", "tool_call", "tool_result", "assistant")]
         assert kinds[12:] == ["clear", "sdk_item", "assistant"]  # the history stays; the view restarted
         assert pgctx.verify(conn, "compacted").ok
+
+
+def test_on_a_single_async_connection(dsn):
+    async def main():
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as aconn:
+            s = PgctxSession("one-conn", aconn)
+            await two_runs(s)
+            with pytest.raises(ValueError, match="AsyncConnectionPool"):
+                PgctxSession("x", aconn, background_folds=True)
+            return await s.get_items()
+
+    items = run(main())
+    assert [i.get("type", i.get("role")) for i in items] == [
+        "user", "function_call", "function_call_output", "message", "user", "message"]
