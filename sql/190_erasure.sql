@@ -34,12 +34,13 @@
 --     event that is not an erasure. pgctx.expired_conversations lists what pgctx.erase_expired
 --     would erase (a dry run); erase_expired erases them, one erasure per conversation.
 
--- The caller may erase: a member of pgctx_eraser, or the schema owner. Row-level security lets
--- such a caller see and change every tenant's rows, for the erase functions (it has no table
--- privileges, so only through them).
+-- The caller may erase: a member of pgctx_eraser that is not also an application login, or
+-- the schema owner. Row-level security lets such a caller see and change every tenant's rows,
+-- for the erase functions (an eraser has no table privileges, so only through them); a login
+-- that is both pgctx_app and pgctx_eraser would otherwise read across tenants.
 CREATE OR REPLACE FUNCTION pgctx.erasing() RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT pg_has_role(session_user, 'pgctx_eraser', 'USAGE')
+    SELECT (pg_has_role(session_user, 'pgctx_eraser', 'USAGE') AND NOT pg_has_role(session_user, 'pgctx_app', 'USAGE'))
         OR pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'pgctx'), 'USAGE')
 $$;
 
@@ -79,7 +80,8 @@ BEGIN
     END IF;
     PERFORM pg_advisory_xact_lock(pgctx.fold_lock_key(conversation_id));
     SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = erase.conversation_id FOR UPDATE;
-    IF NOT FOUND THEN
+    -- (explicitly too: row-level security does not bind a superuser owner of this function)
+    IF NOT FOUND OR NOT (pgctx.erasing() OR pgctx.tenant_member(conv.tenant)) THEN
         RAISE EXCEPTION USING ERRCODE = 'PC014',
             MESSAGE = format('no conversation %L (or not visible to role %s)', conversation_id, session_user);
     END IF;
@@ -266,7 +268,7 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
      CROSS JOIN LATERAL (SELECT (SELECT e.created_at FROM pgctx.events e
                                   WHERE e.conversation_id = c.conversation_id AND e.kind <> 'erasure'
                                   ORDER BY e.seq DESC LIMIT 1) AS at) l
-     WHERE p.idle_days IS NOT NULL
+     WHERE p.idle_days IS NOT NULL AND (pgctx.erasing() OR pgctx.tenant_member(c.tenant))
        AND l.at < as_of - make_interval(days => p.idle_days)
        AND EXISTS (SELECT 1 FROM pgctx.events e
                     WHERE e.conversation_id = c.conversation_id AND e.erased_in IS NULL AND e.kind <> 'erasure')

@@ -443,3 +443,18 @@ def test_an_erasure_killed_before_commit_changes_nothing(dsn, conn):
     assert snapshot(conn) == before
     assert pgctx.append(conn, "gdpr", "user", {"text": "the head lock is free"}) == 5
     assert pgctx.verify(conn, "gdpr").ok and SECRET in str(pgctx.committed_fold(conn, "gdpr").summary)
+
+
+def test_an_application_login_granted_the_eraser_role_still_sees_only_its_tenants(conn, dsn, connect_as, roles):
+    conn.execute("SELECT pgctx.register_tenant(%s)", (roles.tenant_a,))
+    conn.execute("SELECT pgctx.register_tenant(%s)", (roles.tenant_b,))
+    pgctx.append(connect_as(roles.app_b), "b-only", "user", {"text": SECRET})
+    conn.execute(f'GRANT pgctx_eraser TO "{roles.app_a}"')
+    try:
+        app_a = connect_as(roles.app_a)
+        assert app_a.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = 'b-only'").fetchone()[0] == 0
+        with pytest.raises(pgctx.errors.ConversationNotFound):
+            pgctx.erase(app_a, "b-only", reason="x")
+    finally:
+        conn.execute(f'REVOKE pgctx_eraser FROM "{roles.app_a}"')
+    assert holders(conn, SECRET) == ["pgctx.events"]
