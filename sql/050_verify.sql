@@ -41,7 +41,12 @@ CREATE OR REPLACE FUNCTION pgctx.verify_chain(
     OUT erased bigint
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+-- No JIT: the per-row query carries the erasure events' check (unerased, run for erasure events
+-- only), which the planner costs as if it ran for every row (17.5M for 5,000 events), so once
+-- the log has statistics every call JIT-compiled ~29 functions: ~190 ms against ~20 ms for the
+-- verification itself (bench/ab.py verify-log, bench/results/chain-v2-ab.md).
+SET jit = off AS $$
 DECLARE
     conv        pgctx.conversations%ROWTYPE;
     start_hash  bytea;
