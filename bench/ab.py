@@ -1,18 +1,30 @@
 """A/B of a schema change: the same work on two databases of one server, alternating.
 
-    .venv/bin/python bench/ab.py WORKLOAD REV sql/030_events.sql [FILE ...] [--cpu]
+    .venv/bin/python bench/ab.py WORKLOAD REV sql/030_events.sql [FILE ...] [--cpu] [--rounds=N] [--analyze]
 
 WORKLOAD is one of
     fold    append 100 events, time pgctx.fold(force=True) (after folds up to 1,000 events)
     insert  300 single-event transactions, INSERT INTO pgctx.events
     append  300 single-event transactions, SELECT pgctx.append_event(...)
     batch   20 transactions of pgctx.append_events(100 events)
+    verify  SELECT * FROM pgctx.verify_chain(...) of a 5,000-event conversation (appended once,
+            through the database's own append_events), alone in the log
+    verify-log
+            the same among 25,000 events of another conversation, pgctx.events analyzed (as
+            autovacuum leaves a log: its plans, JIT compilation included, follow the statistics)
 
 Database b has the schema of the working tree; database a the same, then each FILE as it was at
 git revision REV applied on top (a FILE that is not under sql/ is applied as it is: a variant to
 try). Rounds alternate a b, b a, ... (fsync on; --cpu sets synchronous_commit = off, so a round
 measures CPU rather than the WAL flush). Prints each median time per round and the median of the
-per-round ratios b / a (after the warm-up rounds).
+per-round ratios b / a (after the warm-up rounds), and how many events of each database are in
+chain format v1 (no payload digest) and v2. --rounds=N runs N rounds instead of the workload's
+default (fold 60, the others 30; the warm-up rounds stay as they are). --analyze runs ANALYZE
+pgctx.events before every round (untimed): without it, what a session planned while the log was
+empty stays planned until autovacuum analyzes it (a minute at the least), and on the batch
+workload the head row guard's lookup of the head event then scans the whole conversation
+(the (conversation_id, event_key) index, not the primary key): a batch round grows from ~50 ms
+to ~550 ms over 60 rounds and that scan, not append_events, is what the rounds measure.
 
 Why: per-function timings in a loop (and EXPLAIN) misled more than once here. A plpgsql rewrite
 that halved a function's time in isolation made fold() 8% slower, because the plan it kept for
@@ -92,29 +104,47 @@ def batch_round(conn: psycopg.Connection) -> Round:
     return None, timed
 
 
+def verify_round(conn: psycopg.Connection, others: int) -> Round:
+    body = make_batches(make_payloads(1000), 1000, 1)[0]
+    for conversation in ["ab"] * 5 + ["other"] * (others // 1000):
+        conn.execute("SELECT count(*) FROM pgctx.append_events(%s, %s::jsonb)", (conversation, body))
+    if others:
+        conn.execute("ANALYZE pgctx.events")
+    cur = conn.cursor()
+
+    def timed() -> None:
+        ok, checked = cur.execute("SELECT ok, checked FROM pgctx.verify_chain('ab')", prepare=True).fetchone()
+        assert ok and checked == 5000, (ok, checked)
+
+    return None, timed
+
+
 WORKLOADS = {
     "fold": (fold_round, 60, 10),
     "insert": (lambda c: single_round(c, "INSERT INTO pgctx.events (conversation_id, kind, payload)"
                                          " VALUES (%s, %s, %s::jsonb)"), 30, 5),
     "append": (lambda c: single_round(c, "SELECT pgctx.append_event(%s, %s, %s::jsonb)"), 30, 5),
     "batch": (batch_round, 30, 5),
+    "verify": (lambda c: verify_round(c, 0), 30, 5),
+    "verify-log": (lambda c: verify_round(c, 25000), 30, 5),
 }
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a != "--cpu"]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) < 3 or args[0] not in WORKLOADS:
         sys.exit(__doc__)
     workload, rev, files = args[0], args[1], args[2:]
     make, rounds, warm_up = WORKLOADS[workload]
+    rounds = next((int(a[len("--rounds="):]) for a in sys.argv[1:] if a.startswith("--rounds=")), rounds)
     server = EmbeddedPostgres(fsync=True)
     try:
-        runs = {}
+        runs, conns = {}, {}
         for name in ("a", "b"):
             with psycopg.connect(server.superuser_dsn("postgres"), autocommit=True) as admin:
                 admin.execute(f"CREATE DATABASE {name}")
             pgctx.migrate(server.superuser_dsn(name))
-            conn = psycopg.connect(server.superuser_dsn(name), autocommit=True)
+            conn = conns[name] = psycopg.connect(server.superuser_dsn(name), autocommit=True)
             if "--cpu" in sys.argv:
                 conn.execute("SET synchronous_commit = off")
             if name == "a":
@@ -125,6 +155,8 @@ def main() -> None:
         for r in range(rounds):
             for name in ("a", "b") if r % 2 == 0 else ("b", "a"):
                 prepare, timed = runs[name]
+                if "--analyze" in sys.argv:
+                    conns[name].execute("ANALYZE pgctx.events")
                 if prepare:
                     prepare()
                 started = time.perf_counter()
@@ -134,6 +166,11 @@ def main() -> None:
         ratio = statistics.median(y / x for x, y in zip(a, b))
         print(f"{workload}: a ({', '.join(files)} at {rev}): {statistics.median(a) * 1000:.2f} ms   "
               f"b (working tree): {statistics.median(b) * 1000:.2f} ms   median ratio b/a: {ratio:.3f}")
+        for name, conn in conns.items():
+            v1, v2 = conn.execute("SELECT count(*) FILTER (WHERE payload_digest IS NULL AND salt IS NULL),"
+                                  " count(*) FILTER (WHERE payload_digest IS NOT NULL AND salt IS NOT NULL)"
+                                  " FROM pgctx.events").fetchone()
+            print(f"  {name}: {v1} events in chain format v1, {v2} in v2")
     finally:
         server.stop()
 
