@@ -51,7 +51,6 @@ SDK_KIND = "sdk_item"
 # what the SDK's default failure_error_function returns to the model
 SDK_TOOL_ERROR = "An error occurred while running the tool."
 OUTCOMES = ("succeeded", "failed", "cancelled", "timeout")
-MAX_PAYLOAD = 1_048_576  # pgctx.max_payload_bytes()
 
 
 def _text(content: Any) -> str:
@@ -133,7 +132,7 @@ def _missing(item: Mapping[str, Any]) -> str | None:
     return ", ".join(absent) or None
 
 
-def _checked(items: Sequence[Any]) -> list[dict[str, Any]]:
+def _checked(items: Sequence[Any], max_payload: int) -> list[dict[str, Any]]:
     """The events of a batch, refusing (before anything is written) an item the SDK would not
     accept, one PostgreSQL cannot store, or one over the size limit, naming it."""
     events = []
@@ -149,8 +148,8 @@ def _checked(items: Sequence[Any]) -> list[dict[str, Any]]:
             size = len(canonical_json(event["payload"]).encode())
         except PgctxError as exc:
             raise type(exc)(f"{where}: {exc}") from exc
-        if size > MAX_PAYLOAD:
-            raise PayloadTooLarge(f"{where} is {size} bytes as stored; the limit is {MAX_PAYLOAD}")
+        if size > max_payload:
+            raise PayloadTooLarge(f"{where} is {size} bytes as stored; the limit is {max_payload}")
         events.append(event)
     return events
 
@@ -185,6 +184,7 @@ class PgctxSession:
         self._counter = self.budget.counter()
         self._fold_task: asyncio.Task[None] | None = None
         self._owned_pool: AsyncConnectionPool | None = None
+        self._max_payload: int | None = None  # pgctx.max_payload_bytes(), read once
 
     @classmethod
     async def from_dsn(cls, session_id: str, dsn: str, **options: Any) -> PgctxSession:
@@ -234,8 +234,13 @@ class PgctxSession:
             raw = [i for i in raw if not (str(i.get("type", "")).endswith("_output") and i.get("call_id") not in calls)]
         return head + raw  # type: ignore[return-value]
 
+    async def _limit(self) -> int:
+        if self._max_payload is None:
+            self._max_payload = await db.run(self.conn, db.first(db.Query("SELECT pgctx.max_payload_bytes()")))
+        return self._max_payload
+
     async def add_items(self, items: list[TResponseInputItem]) -> None:
-        events = _checked(items)
+        events = _checked(items, await self._limit())
         calls = [call_key(e["payload"]["call_id"]) for e in events if e["kind"] == "tool_call"]
         if calls:  # calls the tool hooks recorded before they ran are in the log already
             recorded = {k for (k,) in await db.run(self.conn, db.rows(db.Query(
@@ -267,7 +272,7 @@ class PgctxSession:
         return _RecordCalls(self)
 
     async def _record_call(self, item: dict[str, Any]) -> None:
-        [event] = _checked([item])
+        [event] = _checked([item], await self._limit())
         try:
             await pgctx.append(self.conn, self.session_id, event["kind"], event["payload"],
                                event_key=call_key(item.get("call_id")), tenant=self.tenant, counter=self._counter)
