@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, Union
 
 import psycopg
+from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from pgctx.errors import translated
@@ -160,8 +161,8 @@ def run(target: Connectable, op: Op[T]) -> T:
             value, error = None, None
             try:
                 if isinstance(step, Query):
-                    with translated(), _statement_transaction(conn):
-                        value = conn.execute(step.sql, step.params).fetchall()
+                    with translated(), _statement_transaction(conn), conn.cursor(row_factory=tuple_row) as cur:
+                        value = cur.execute(step.sql, step.params).fetchall()
                 elif isinstance(step, Call):
                     value = step.fn(*step.args)
                 elif step is Begin:
@@ -197,8 +198,8 @@ async def _arun(target: psycopg.AsyncConnection | AsyncConnectionPool, op: Op[T]
             try:
                 if isinstance(step, Query):
                     with translated():
-                        async with _statement_transaction(conn):
-                            value = await (await conn.execute(step.sql, step.params)).fetchall()
+                        async with _statement_transaction(conn), conn.cursor(row_factory=tuple_row) as cur:
+                            value = await (await cur.execute(step.sql, step.params)).fetchall()
                 elif isinstance(step, Call):
                     if inspect.iscoroutinefunction(step.fn) or inspect.iscoroutinefunction(
                             getattr(step.fn, "__call__", None)):

@@ -541,17 +541,25 @@ def test_two_threads_racing_one_wins_the_other_is_covered(conn, dsn):
     assert pgctx.build_context(conn, CID).cursor == 4 and head(conn) == 6
 
 
+class _InterposingCursor(psycopg.Cursor):
+    def execute(self, query, params=None, **kwargs):
+        conn = self.connection
+        if conn.before_commit and isinstance(query, str) and query.startswith("SELECT pgctx.commit_fold"):
+            hook, conn.before_commit = conn.before_commit, None
+            hook()
+        return super().execute(query, params, **kwargs)
+
+
 class CommitInterposer(psycopg.Connection):
     """A real connection that runs ``before_commit`` once, right before the next commit_fold: the
-    moment another folder can still win the compare-and-swap."""
+    moment another folder can still win the compare-and-swap (every statement pgctx sends goes
+    through a cursor of the connection's cursor factory)."""
 
     before_commit = None
 
-    def execute(self, query, params=None, **kwargs):
-        if self.before_commit and isinstance(query, str) and query.startswith("SELECT pgctx.commit_fold"):
-            hook, self.before_commit = self.before_commit, None
-            hook()
-        return super().execute(query, params, **kwargs)
+    @classmethod
+    def connect(cls, *args, **kwargs):
+        return super().connect(*args, cursor_factory=_InterposingCursor, **kwargs)
 
 
 def test_conflict_with_one_attempt_raises_and_discards_the_candidate(conn, dsn):
