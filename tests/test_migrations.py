@@ -101,6 +101,8 @@ RELEASES = [
                  id="0005"),
     pytest.param("d8eedba", "0006", "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid ="
                  " 'pgctx.events'::regclass AND attname = 'payload_digest')", id="0006"),
+    pytest.param("657d3a6", "0007", "SELECT NOT EXISTS (SELECT 1 FROM pgctx.event_kinds WHERE kind = 'lg_checkpoint')",
+                 id="0007"),
 ]
 
 # A fold every release could commit: a version 1 summary of the three events below, prepared and
@@ -165,20 +167,31 @@ def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the
         assert {"text": "answer about 10086 only", "source_event_ids": []} in latest["constraints"]
         assert pgctx.verify(conn, "upgraded").ok
         assert pgctx.recover(conn, "upgraded")["chain"]["ok"]
-        # the release's events keep chain format v1, the new ones are v2, and the mixed chain
-        # verifies; erasing a v1 event keeps it verifying and says what can no longer be proven
+        # a release before 0007 wrote chain format v1: its events keep it, the new ones are v2, and
+        # the mixed chain verifies; erasing a v1 event keeps it verifying and says what can no
+        # longer be proven
+        v1 = 3 if revision < "0007" else 0
         assert conn.execute("SELECT array_agg(salt IS NULL AND payload_digest IS NULL ORDER BY seq)"
-                            " FROM pgctx.events WHERE conversation_id = 'upgraded'").fetchone()[0] == [True] * 3 + [False]
+                            " FROM pgctx.events WHERE conversation_id = 'upgraded'").fetchone()[0] == [True] * v1 + [False] * (4 - v1)
         erased = pgctx.erase(conn, "upgraded", seqs=[1], reason="upgrade test")
         report = pgctx.verify(conn, "upgraded")
         assert report.ok and report.erased == 1, report
         assert report.reason.endswith(f"1 event erased on {datetime.now(timezone.utc).date().isoformat()} by postgres (erasure at seq "
-                                      f"{erased['erasure_seq']}); 1 of them in chain format v1: their place in the chain"
-                                      " is proven, their kind and content no longer are")
+                                      f"{erased['erasure_seq']})" + ("; 1 of them in chain format v1: their place in the chain"
+                                                                      " is proven, their kind and content no longer are" if v1 else ""))
         exported = io.StringIO()
         pgctx.export_bundle(conn, "upgraded", exported)
         offline = pgctx.verify_bundle([line.encode() for line in exported.getvalue().splitlines()])
         assert (offline.ok, offline.reason, offline.erased) == (True, report.reason, 1)
+        # and it stores LangGraph threads (0008)
+        from langgraph.checkpoint.conformance.test_utils import generate_checkpoint, generate_config, generate_metadata
+        from pgctx.integrations.langgraph import PgctxSaver
+
+        saver = PgctxSaver(conn)
+        stored = saver.put(generate_config("graph"), generate_checkpoint(channel_values={"k": "v"}, channel_versions={"k": 1}),
+                           generate_metadata(), {"k": 1})
+        assert saver.get_tuple(stored).checkpoint["channel_values"] == {"k": "v"}
+        assert pgctx.verify(conn, "graph").ok
 
 
 def test_migrating_twice_changes_nothing(dsn):
