@@ -1,0 +1,803 @@
+"""pgctx as LangGraph's checkpointer (``pip install 'pgctx[langgraph]'``).
+
+:class:`PgctxSaver` (sync) and :class:`AsyncPgctxSaver` (async) implement LangGraph's
+``BaseCheckpointSaver`` on pgctx's event log, with the constructors of LangGraph's own
+``PostgresSaver`` / ``AsyncPostgresSaver``, so existing code switches by changing one import.
+
+* A thread is one conversation (``conversation_id = thread_id``); its namespaces live in it.
+  Every checkpoint, channel value, batch of pending writes and tombstone is a hash-chained event
+  (kinds ``lg_*``, sql/210_langgraph.sql), so ``pgctx verify``, digests, bundles, erasure and the
+  DBA views cover LangGraph threads.
+* A put writes only what changed: a channel not in ``new_versions`` is referenced, not written
+  again; a channel whose value is a list of messages with unique ids (``MessagesState``'s
+  ``messages``, the ``add_messages`` reducer, ``RemoveMessage`` included) is stored as the step's
+  delta: the ids it dropped and the messages it added or changed in place, each one event of its
+  own (``user`` / ``assistant`` + one ``tool_call`` per call / ``tool_result`` / ``system`` in the
+  root namespace, so :func:`pgctx.fold` folds a graph's conversation). A list that is not the
+  parent's with messages dropped, changed in place or appended (a reorder) is stored whole.
+* ``delete_thread``, ``prune`` and ``delete_for_runs`` append a tombstone (``lg_delete``) that
+  every read honours (the rule is SQL: ``pgctx.langgraph_checkpoints``); the data stays in the
+  log until :func:`pgctx.erase` removes it.
+* :func:`folded_messages` / :func:`afolded_messages` give a graph node its working context as
+  LangChain messages: the committed summary, the evidence pgctx keeps raw, and the state's
+  messages the summary does not cover.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    get_checkpoint_id,
+    get_serializable_checkpoint_metadata,
+    writes_sort_key,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+from pgctx import db
+from pgctx.errors import PgctxError
+from pgctx.eventlog import _json, event_tokens
+from pgctx.folding import ATTEMPTS, FoldResult, _fold
+from pgctx.messages import erasure_of, note, summary_message, task_message
+from pgctx.schema import migrate
+from pgctx.summarizers import BuiltinSummarizer, Summarizer
+from pgctx.tokens import Budget, TokenCounter
+
+log = logging.getLogger("pgctx.langgraph")
+
+# the pgctx kind of a message of the root namespace, by LangChain message type
+MESSAGE_KINDS = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool_result"}
+CACHE_SIZE = 256  # checkpoints whose channel records (and message lists) a saver remembers
+_MISSING = object()
+
+_LATEST = ("SELECT seq, payload FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND checkpoint_ns = %s"
+           " AND live{id} ORDER BY checkpoint_id DESC LIMIT 1")
+_PARTS = ("SELECT channel, part, depth, seq, payload FROM pgctx.langgraph_parts(%s, %s)"
+          " UNION ALL SELECT NULL, 'writes', 0, seq, payload FROM pgctx.langgraph_writes(%s, %s, %s)")
+_HAS_THREAD = ("SELECT EXISTS (SELECT 1 FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND live)")
+_ALL_LIVE = ("SELECT checkpoint_ns, checkpoint_id, seq, payload FROM pgctx.langgraph_checkpoints"
+             " WHERE thread_id = %s AND live ORDER BY checkpoint_ns, checkpoint_id")
+_LATEST_PER_NS = ("SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_id FROM pgctx.langgraph_checkpoints"
+                  " WHERE thread_id = %s AND live ORDER BY checkpoint_ns, checkpoint_id DESC")
+_RUN_CHECKPOINTS = ("SELECT thread_id, checkpoint_ns, checkpoint_id FROM pgctx.langgraph_checkpoints"
+                    " WHERE run_id = ANY (%s) AND live ORDER BY thread_id")
+_WRITES_OF_THREAD = ("SELECT w.payload FROM pgctx.langgraph_checkpoints k,"
+                     " pgctx.langgraph_writes(k.thread_id, k.checkpoint_ns, k.checkpoint_id) w"
+                     " WHERE k.thread_id = %s AND k.live ORDER BY w.seq")
+_MESSAGE_SEQS = ("SELECT payload->'lg'->>'id', max(seq) FROM pgctx.events WHERE conversation_id = %s"
+                 " AND payload ? 'lg' AND payload->'lg'->>'id' = ANY (%s) GROUP BY 1")
+_TOMBSTONE_CHUNK = 500  # checkpoints named per tombstone: a payload stays far below the size limit
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text)
+
+
+def _config(thread_id: str, ns: str, checkpoint_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+
+
+def _message_list(value: Any) -> list[BaseMessage] | None:
+    """``value`` if it is a non-empty list of messages with unique string ids (delta-storable)."""
+    if not isinstance(value, list) or not value or not all(isinstance(m, BaseMessage) for m in value):
+        return None
+    ids = [m.id for m in value]
+    if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+        return None
+    return value
+
+
+def message_delta(before: list[BaseMessage], after: list[BaseMessage]) -> tuple[list[str], list[BaseMessage]] | None:
+    """(ids dropped, messages added or changed) turning ``before`` into ``after``, or None when
+    ``after`` is not ``before`` with messages dropped, changed in place and appended."""
+    now = {m.id for m in after}
+    dropped = [m.id for m in before if m.id not in now]
+    kept = [m for m in before if m.id in now]
+    if [m.id for m in after[:len(kept)]] != [m.id for m in kept]:
+        return None
+    changed = [new for old, new in zip(kept, after) if new is not old and new != old]
+    return dropped, changed + after[len(kept):]
+
+
+def apply_delta(before: list[BaseMessage], dropped: Sequence[str], added: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The inverse of :func:`message_delta`: drop, replace by id in place, append."""
+    return replay(before, [(dropped, added)])
+
+
+def replay(start: list[BaseMessage], deltas: Iterable[tuple[Sequence[str], Sequence[BaseMessage]]]) -> list[BaseMessage]:
+    """``start`` with every delta applied in turn, in one pass (a read replays every delta since
+    the channel's last whole value: one list and one index, not a copy per delta)."""
+    out = list(start)
+    where = {m.id: i for i, m in enumerate(out)}
+    for dropped, added in deltas:
+        if dropped:
+            gone = set(dropped)
+            out = [m for m in out if m.id not in gone]
+            where = {m.id: i for i, m in enumerate(out)}
+        for m in added:
+            if m.id in where:
+                out[where[m.id]] = m
+            else:
+                where[m.id] = len(out)
+                out.append(m)
+    return out
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "\n".join(p if isinstance(p, str) else str(p.get("text", "")) for p in parts
+                     if isinstance(p, str) or (isinstance(p, Mapping) and "text" in p))
+
+
+@dataclass
+class _State:
+    """What a put needs of its parent: its event seq, channel records (absolute refs) and the
+    message lists of its message channels."""
+
+    seq: int
+    records: dict[str, dict[str, Any]]
+    messages: dict[str, list[BaseMessage]] = field(default_factory=dict)
+
+
+class _Cache:
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, str, str], _State] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, str]) -> _State | None:
+        with self._lock:
+            state = self._items.get(key)
+            if state is not None:
+                self._items.move_to_end(key)
+            return state
+
+    def put(self, key: tuple[str, str, str], state: _State) -> None:
+        with self._lock:
+            self._items[key] = state
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def update(self, other: _Cache) -> None:
+        for key, state in other._items.items():
+            self.put(key, state)
+
+
+def _resolve(holder: int, ref: int) -> int:
+    return holder + ref if ref < 0 else ref
+
+
+def _absolute(holder: int, record: dict[str, Any]) -> dict[str, Any]:
+    out = dict(record)
+    for name in ("at", "base"):
+        if name in out:
+            out[name] = _resolve(holder, out[name])
+    if "add" in out:
+        out["add"] = [_resolve(holder, r) for r in out["add"]]
+    return out
+
+
+class _Store:
+    """The saver's logic, written once as pgctx operations (:mod:`pgctx.db`) for both savers."""
+
+    def __init__(self, serde: SerializerProtocol, tenant: str | None, counter: TokenCounter) -> None:
+        self.serde = serde
+        self.tenant = tenant
+        self.counter = counter
+        self.cache = _Cache()
+
+    # --- encoding --------------------------------------------------------------------------
+
+    def _dump(self, value: Any) -> tuple[str, str | None]:
+        kind, data = self.serde.dumps_typed(value)
+        return kind, _b64(data)
+
+    def _load(self, kind: str, data: str | None) -> Any:
+        return self.serde.loads_typed((kind, _unb64(data)))
+
+    def _message_events(self, m: BaseMessage, ns: str, channel: str, new: bool) -> list[dict[str, Any]]:
+        """The events of one message: the message (its serialized form, with a string content
+        stored once, as the text the summarizer reads), then, for a new AI message of the root
+        namespace, one tool_call event per call (pgctx's ledger of side effects; a message changed
+        in place does not call its tools again)."""
+        text_content = isinstance(m.content, str)
+        lg = {"ns": ns, "channel": channel, "id": m.id}
+        lg["type"], lg["data"] = self._dump(m.model_copy(update={"content": ""}) if text_content else m)
+        if text_content:
+            lg["content"] = "text"
+        kind = MESSAGE_KINDS.get(m.type, "lg_message") if ns == "" else "lg_message"
+        if kind == "tool_result":
+            body = {"call_id": getattr(m, "tool_call_id", None),
+                    "outcome": "failed" if getattr(m, "status", "success") == "error" else "succeeded",
+                    "text": _text(m.content)}
+        else:
+            body = {"text": _text(m.content)}
+        events = [self._event(kind, {**body, "lg": lg}, tokens=kind != "lg_message")]
+        if kind == "assistant" and new:
+            for call in getattr(m, "tool_calls", None) or []:
+                events.append(self._event("tool_call", {
+                    "tool": call.get("name"), "call_id": call.get("id"), "arguments": call.get("args") or {},
+                    "idempotency_key": call.get("id")}, tokens=True))
+        return events
+
+    def _event(self, kind: str, payload: dict[str, Any], *, tokens: bool = False) -> dict[str, Any]:
+        shown = {k: v for k, v in payload.items() if k != "lg"}
+        return {"kind": kind, "payload": payload,
+                "tokens": (event_tokens(kind, shown, self.counter) or 0) if tokens else 0}
+
+    def _message(self, seq: int, payload: dict[str, Any]) -> BaseMessage:
+        erased = erasure_of(payload)
+        if erased is not None or "lg" not in payload:  # erased (pgctx.erase): its content is gone
+            text = f"[message #{seq} erased: its content was removed (erasure at seq {erased})]"
+            return AIMessage(content=text, id=f"pgctx-erased-{seq}")
+        lg = payload["lg"]
+        m = self._load(lg["type"], lg["data"])
+        if lg.get("content") == "text":
+            m = m.model_copy(update={"content": payload.get("text", "")})
+        return m
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def get(self, thread_id: str, ns: str, checkpoint_id: str | None) -> db.Op[CheckpointTuple | None]:
+        params: tuple[Any, ...] = (thread_id, ns) + ((checkpoint_id,) if checkpoint_id else ())
+        rows = yield db.Query(_LATEST.format(id=" AND checkpoint_id = %s" if checkpoint_id else ""), params)
+        if not rows:
+            return None
+        seq, payload = rows[0]
+        return (yield from self.tuple(thread_id, seq, payload))
+
+    def tuple(self, thread_id: str, seq: int, payload: dict[str, Any]) -> db.Op[CheckpointTuple]:
+        ns, checkpoint_id = payload["ns"], payload["checkpoint_id"]
+        rows = yield db.Query(_PARTS, (thread_id, seq, thread_id, ns, checkpoint_id))
+        records: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
+        parts: dict[int, tuple[str | None, dict[str, Any]]] = {}
+        writes: list[dict[str, Any]] = []
+        for channel, part, depth, part_seq, part_payload in rows:
+            if part == "record":
+                records.setdefault(channel, []).append((depth, part_seq, part_payload))
+            elif part == "writes":
+                writes.append(part_payload)
+            else:
+                parts[part_seq] = (part, part_payload)
+        values: dict[str, Any] = {}
+        messages: dict[str, list[BaseMessage]] = {}
+        for channel, chain in records.items():
+            value: Any = _MISSING
+            deltas: list[tuple[Sequence[str], list[BaseMessage]]] = []
+            for _, holder, rec in sorted(chain, key=lambda r: -r[0]):  # the oldest record first
+                # only deltas have a base: the chain is a start (a whole value, an empty channel, a
+                # delta from empty, or an erased checkpoint) and the deltas after it
+                if rec and "add" in rec:
+                    deltas.append((rec.get("drop", []), [self._message(s, parts[s][1]) for s in
+                                                         (_resolve(holder, r) for r in rec["add"])]))
+                elif rec and "at" in rec:
+                    _, blob = parts[_resolve(holder, rec["at"])]
+                    value = self._load(blob["type"], blob["data"])
+            if deltas:
+                value = replay(value if isinstance(value, list) else [], deltas)
+            if value is not _MISSING:
+                values[channel] = value
+                if _message_list(value) is not None:
+                    messages[channel] = value
+        state = _State(seq, {ch: _absolute(seq, rec) for ch, rec in payload["channels"].items()}, messages)
+        self.cache.put((thread_id, ns, checkpoint_id), state)
+        stored = payload["checkpoint"]
+        checkpoint: dict[str, Any] = {
+            "v": stored["v"], "id": checkpoint_id, "ts": stored["ts"], "channel_values": values,
+            "channel_versions": stored["channel_versions"], "versions_seen": stored["versions_seen"],
+            "updated_channels": stored.get("updated_channels")}
+        if stored.get("rest") is not None:
+            checkpoint.update(self._load(*stored["rest"]))
+        parent = payload.get("parent_id")
+        return CheckpointTuple(
+            config=_config(thread_id, ns, checkpoint_id),
+            checkpoint=checkpoint,  # type: ignore[arg-type]
+            metadata=payload["metadata"],
+            parent_config=_config(thread_id, ns, parent) if parent else None,
+            pending_writes=self._pending(writes))
+
+    def _pending(self, events: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+        """The writes of a checkpoint: per (task, idx) the first regular write and the last
+        special one (ERROR, INTERRUPT, ...), as PostgresSaver keeps them; in writes_sort_key order."""
+        kept: dict[tuple[str, int], tuple[str, str, list[Any]]] = {}
+        for event in events:
+            for idx, channel, kind, data in event["writes"]:
+                key = (event["task_id"], idx)
+                if idx < 0 or key not in kept:
+                    kept[key] = (event.get("task_path", ""), channel, [kind, data])
+        order = sorted(kept.items(), key=lambda kv: writes_sort_key(kv[1][0], kv[0][0], kv[0][1]))
+        return [(task_id, channel, self._load(*blob)) for (task_id, _), (_, channel, blob) in order]
+
+    def list(self, config: RunnableConfig | None, filter: dict[str, Any] | None, before: RunnableConfig | None,
+             limit: int | None) -> db.Op[list[CheckpointTuple]]:
+        where, params = ["live"], []
+        if config:
+            conf = config["configurable"]
+            where.append("thread_id = %s")
+            params.append(conf["thread_id"])
+            if conf.get("checkpoint_ns") is not None:
+                where.append("checkpoint_ns = %s")
+                params.append(conf["checkpoint_ns"])
+            if get_checkpoint_id(config):
+                where.append("checkpoint_id = %s")
+                params.append(get_checkpoint_id(config))
+        if filter:
+            where.append("payload->'metadata' @> %s")
+            params.append(_json(filter))
+        if before is not None and get_checkpoint_id(before):
+            where.append("checkpoint_id < %s")
+            params.append(get_checkpoint_id(before))
+        sql = ("SELECT thread_id, seq, payload FROM pgctx.langgraph_checkpoints WHERE " + " AND ".join(where)
+               + " ORDER BY checkpoint_id DESC" + (" LIMIT %s" if limit is not None else ""))
+        rows = yield db.Query(sql, tuple(params) + ((limit,) if limit is not None else ()))
+        out = []
+        for thread_id, seq, payload in rows:
+            out.append((yield from self.tuple(thread_id, seq, payload)))
+        return out
+
+    # --- writes ----------------------------------------------------------------------------
+
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions, cache: _Cache | None = None) -> db.Op[RunnableConfig]:
+        cache = cache or self.cache
+        conf = config["configurable"]
+        thread_id, ns, parent_id = conf["thread_id"], conf.get("checkpoint_ns", ""), conf.get("checkpoint_id")
+        parent = None
+        if parent_id:
+            parent = cache.get((thread_id, ns, parent_id)) or self.cache.get((thread_id, ns, parent_id))
+            if parent is None:  # written or read by another process: read it once
+                found = yield from self.get(thread_id, ns, parent_id)
+                parent = self.cache.get((thread_id, ns, parent_id)) if found else None
+        events: list[dict[str, Any]] = []
+        records: dict[str, dict[str, Any]] = {}
+        local: dict[str, list[Any]] = {}  # channel -> refs as ("batch", index) before the append
+        new_messages: dict[str, list[BaseMessage]] = {}
+        values = checkpoint["channel_values"]
+        for channel, version in checkpoint["channel_versions"].items():
+            prev = parent.records.get(channel) if parent else None
+            value = values.get(channel, _MISSING)
+            if channel not in new_versions and prev is not None and prev.get("v") == version:
+                records[channel] = prev
+                if parent and channel in parent.messages:
+                    new_messages[channel] = parent.messages[channel]
+                continue
+            if value is _MISSING:
+                records[channel] = {"v": version}
+                continue
+            msgs = _message_list(value)
+            before = parent.messages.get(channel) if parent and prev is not None else None
+            delta = None
+            if msgs is not None:
+                delta = message_delta(before, msgs) if before is not None else ([], msgs)
+            if delta is not None:
+                dropped, added = delta
+                known = {m.id for m in before or ()}
+                refs = []
+                for m in added:
+                    refs.append(len(events))
+                    events += self._message_events(m, ns, channel, new=m.id not in known)
+                record: dict[str, Any] = {"v": version, "add": refs}
+                if before is not None:
+                    record["base"] = parent.seq  # type: ignore[union-attr]
+                if dropped:
+                    record["drop"] = dropped
+                local[channel] = refs
+                new_messages[channel] = msgs  # type: ignore[assignment]
+            else:
+                kind, data = self._dump(value)
+                record = {"v": version, "at": len(events)}
+                local[channel] = [len(events)]
+                events.append(self._event("lg_channel", {"ns": ns, "channel": channel, "type": kind, "data": data}))
+                if msgs is not None:
+                    new_messages[channel] = msgs
+            records[channel] = record
+        last = len(events)  # the checkpoint event's index in the batch
+        stored_records = {}
+        for channel, record in records.items():
+            if channel in local:  # refs into this batch: relative to the checkpoint event
+                record = dict(record)
+                if "at" in record:
+                    record["at"] = record["at"] - last
+                if "add" in record:
+                    record["add"] = [i - last for i in record["add"]]
+            stored_records[channel] = record
+        rest = {k: v for k, v in checkpoint.items() if k not in (
+            "v", "id", "ts", "channel_values", "channel_versions", "versions_seen", "updated_channels")}
+        events.append(self._event("lg_checkpoint", {
+            "ns": ns, "checkpoint_id": checkpoint["id"], "parent_id": parent_id,
+            "checkpoint": {"v": checkpoint["v"], "ts": checkpoint["ts"],
+                           "channel_versions": checkpoint["channel_versions"],
+                           "versions_seen": checkpoint["versions_seen"],
+                           "updated_channels": checkpoint.get("updated_channels"),
+                           "rest": list(self._dump(rest)) if rest else None},
+            "metadata": get_serializable_checkpoint_metadata(config, metadata),
+            "channels": stored_records}))
+        rows = yield db.Query(db.APPEND_EVENTS, (thread_id, _json(events), self.tenant))
+        seq = rows[-1][1]
+        cache.put((thread_id, ns, checkpoint["id"]),
+                  _State(seq, {ch: _absolute(seq, r) for ch, r in stored_records.items()}, new_messages))
+        return _config(thread_id, ns, checkpoint["id"])
+
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                   task_path: str) -> db.Op[None]:
+        conf = config["configurable"]
+        stored = [[WRITES_IDX_MAP.get(channel, idx), channel, *self._dump(value)]
+                  for idx, (channel, value) in enumerate(writes)]
+        event = self._event("lg_writes", {"ns": conf.get("checkpoint_ns", ""), "checkpoint_id": conf["checkpoint_id"],
+                                          "task_id": task_id, "task_path": task_path, "writes": stored})
+        yield db.Query(db.APPEND_EVENTS, (conf["thread_id"], _json([event]), self.tenant))
+
+    def _tombstones(self, thread_id: str, payloads: list[dict[str, Any]]) -> db.Op[None]:
+        if payloads:
+            events = [self._event("lg_delete", p) for p in payloads]
+            yield db.Query(db.APPEND_EVENTS, (thread_id, _json(events), self.tenant))
+
+    def delete_thread(self, thread_id: str) -> db.Op[None]:
+        if not (yield db.Query(_HAS_THREAD, (thread_id,)))[0][0]:
+            return  # nothing live: no tombstone (and no conversation created)
+        yield db.Begin
+        yield from self._tombstones(thread_id, [{"scope": "thread"}])
+        yield db.Query(db.CLEAR_VIEW, (thread_id,))  # the working view restarts with the thread
+        yield db.End
+
+    def prune(self, thread_ids: Sequence[str], strategy: str) -> db.Op[None]:
+        if strategy not in ("keep_latest", "delete"):
+            raise ValueError(f"unknown prune strategy {strategy!r}: 'keep_latest' or 'delete'")
+        for thread_id in thread_ids:
+            if strategy == "delete":
+                yield from self.delete_thread(thread_id)
+                continue
+            keep = [{"ns": ns, "checkpoint_id": cid} for ns, cid in (yield db.Query(_LATEST_PER_NS, (thread_id,)))]
+            if keep:
+                yield from self._tombstones(thread_id, [{"scope": "all_but", "keep": keep}])
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> db.Op[None]:
+        if not run_ids:
+            return
+        by_thread: dict[str, list[dict[str, str]]] = {}
+        for thread_id, ns, cid in (yield db.Query(_RUN_CHECKPOINTS, (list(run_ids),))):
+            by_thread.setdefault(thread_id, []).append({"ns": ns, "checkpoint_id": cid})
+        for thread_id, named in by_thread.items():
+            yield from self._tombstones(thread_id, [
+                {"scope": "checkpoints", "checkpoints": named[i:i + _TOMBSTONE_CHUNK]}
+                for i in range(0, len(named), _TOMBSTONE_CHUNK)])
+
+    def copy_thread(self, source: str, target: str) -> db.Op[None]:
+        """Every live checkpoint of ``source`` put again on ``target`` (oldest first per namespace,
+        so each parent is there before its children and deltas stay deltas), then every pending
+        write that counts; one transaction."""
+        cache = _Cache(size=1 << 30)  # this copy's own: merged only once it has committed
+        records: dict[tuple[str, str], dict[str, Any]] = {}  # the source's records, absolute
+        yield db.Begin
+        for ns, cid, seq, payload in (yield db.Query(_ALL_LIVE, (source,))):
+            tup = yield from self.tuple(source, seq, payload)
+            parent = tup.parent_config["configurable"]["checkpoint_id"] if tup.parent_config else None
+            config: RunnableConfig = {"configurable": {"thread_id": target, "checkpoint_ns": ns,
+                                                       **({"checkpoint_id": parent} if parent else {})}}
+            mine = records[(ns, cid)] = {ch: _absolute(seq, r) for ch, r in payload["channels"].items()}
+            before = records.get((ns, parent), {}) if parent else {}
+            # a channel the source wrote at this checkpoint is written again; the rest is inherited
+            changed = {ch: v for ch, v in tup.checkpoint["channel_versions"].items() if before.get(ch) != mine.get(ch)}
+            yield from self.put(config, tup.checkpoint, tup.metadata, changed, cache)
+        writes = [self._event("lg_writes", p) for (p,) in (yield db.Query(_WRITES_OF_THREAD, (source,)))]
+        if writes:
+            yield db.Query(db.APPEND_EVENTS, (target, _json(writes), self.tenant))
+        yield db.End
+        self.cache.update(cache)
+
+
+def next_version(current: str | int | None) -> str:
+    """PostgresSaver's channel versions: a zero-padded counter and a random fraction, so versions
+    written on two forks of one thread never compare equal."""
+    number = 0 if current is None else current if isinstance(current, int) else int(str(current).split(".")[0])
+    return f"{number + 1:032}.{random.random():016}"
+
+
+def _conn_params(conn: psycopg.Connection | psycopg.AsyncConnection) -> dict[str, Any]:
+    params = conn.info.get_parameters()
+    if conn.info.password:
+        params["password"] = conn.info.password
+    return params
+
+
+class PgctxSaver(BaseCheckpointSaver[str]):
+    """LangGraph's checkpointer on pgctx, for a psycopg ``Connection`` or ``ConnectionPool``.
+
+    ``PgctxSaver(conn_or_pool, *, serde=None, tenant=None, budget=None)``: ``serde`` is LangGraph's
+    (default ``JsonPlusSerializer``); ``tenant`` the pgctx tenant of new threads; ``budget`` counts
+    the tokens stored with message events (default ``pgctx.Budget()``). The async methods run
+    the sync ones in a worker thread, so a graph compiled with this saver also runs under
+    ``ainvoke``; :class:`AsyncPgctxSaver` is the native async one.
+    """
+
+    def __init__(self, conn: psycopg.Connection | ConnectionPool, *, serde: SerializerProtocol | None = None,
+                 tenant: str | None = None, budget: Budget | None = None) -> None:
+        super().__init__(serde=serde)
+        if not isinstance(conn, (psycopg.Connection, ConnectionPool)):
+            raise TypeError("PgctxSaver needs a psycopg Connection or ConnectionPool (AsyncPgctxSaver takes async ones)")
+        self.conn = conn
+        self.budget = budget or Budget()
+        self._store = _Store(self.serde, tenant, self.budget.counter())
+        self._lock = threading.Lock()  # one connection: one operation at a time (pools lend one each)
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(cls, conn_string: str, **options: Any) -> Iterator[PgctxSaver]:
+        """A saver on its own autocommit connection, closed when the block ends."""
+        with psycopg.Connection.connect(conn_string, autocommit=True) as conn:
+            yield cls(conn, **options)
+
+    def setup(self) -> None:
+        """Bring the database's pgctx schema to the newest migration (as the schema owner)."""
+        if isinstance(self.conn, ConnectionPool):
+            migrate(self.conn)
+        else:
+            with psycopg.Connection.connect(**_conn_params(self.conn)) as conn:
+                migrate(conn)
+
+    def _run(self, op: db.Op[Any]) -> Any:
+        if isinstance(self.conn, ConnectionPool):
+            return db.run(self.conn, op)
+        with self._lock:
+            return db.run(self.conn, op)
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        conf = config["configurable"]
+        return self._run(self._store.get(conf["thread_id"], conf.get("checkpoint_ns", ""), get_checkpoint_id(config)))
+
+    def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+             before: RunnableConfig | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
+        yield from self._run(self._store.list(config, filter, before, limit))
+
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions) -> RunnableConfig:
+        return self._run(self._store.put(config, checkpoint, metadata, new_versions))
+
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                   task_path: str = "") -> None:
+        self._run(self._store.put_writes(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        self._run(self._store.delete_thread(thread_id))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self._run(self._store.delete_for_runs(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self._run(self._store.copy_thread(source_thread_id, target_thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self._run(self._store.prune(thread_ids, strategy))
+
+    def get_next_version(self, current: str | None, channel: None = None) -> str:
+        return next_version(current)
+
+    # the async interface, on a worker thread
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+                    before: RunnableConfig | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
+        for item in await asyncio.to_thread(lambda: list(self.list(config, filter=filter, before=before, limit=limit))):
+            yield item
+
+    async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+                   new_versions: ChannelVersions) -> RunnableConfig:
+        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                          task_path: str = "") -> None:
+        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await asyncio.to_thread(self.delete_thread, thread_id)
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await asyncio.to_thread(self.delete_for_runs, run_ids)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await asyncio.to_thread(self.copy_thread, source_thread_id, target_thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
+
+
+class AsyncPgctxSaver(BaseCheckpointSaver[str]):
+    """LangGraph's async checkpointer on pgctx, for a psycopg ``AsyncConnection`` or
+    ``AsyncConnectionPool`` (options as :class:`PgctxSaver`). Its sync methods work from other
+    threads than the event loop's (as AsyncPostgresSaver's do)."""
+
+    def __init__(self, conn: psycopg.AsyncConnection | AsyncConnectionPool, *,
+                 serde: SerializerProtocol | None = None, tenant: str | None = None,
+                 budget: Budget | None = None) -> None:
+        super().__init__(serde=serde)
+        if not isinstance(conn, (psycopg.AsyncConnection, AsyncConnectionPool)):
+            raise TypeError("AsyncPgctxSaver needs a psycopg AsyncConnection or AsyncConnectionPool")
+        self.conn = conn
+        self.budget = budget or Budget()
+        self._store = _Store(self.serde, tenant, self.budget.counter())
+        self._lock = asyncio.Lock()
+        self.loop = asyncio.get_running_loop()
+
+    @classmethod
+    @asynccontextmanager
+    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator[AsyncPgctxSaver]:
+        """A saver on its own autocommit connection, closed when the block ends."""
+        async with await psycopg.AsyncConnection.connect(conn_string, autocommit=True) as conn:
+            yield cls(conn, **options)
+
+    async def setup(self) -> None:
+        """Bring the database's pgctx schema to the newest migration (as the schema owner)."""
+        if isinstance(self.conn, AsyncConnectionPool):
+            target: Any = self.conn.conninfo
+        else:
+            target = psycopg.conninfo.make_conninfo(**_conn_params(self.conn))
+        await asyncio.to_thread(migrate, target)
+
+    async def _run(self, op: db.Op[Any]) -> Any:
+        if isinstance(self.conn, AsyncConnectionPool):
+            return await db.run(self.conn, op)
+        async with self._lock:
+            return await db.run(self.conn, op)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        conf = config["configurable"]
+        return await self._run(self._store.get(conf["thread_id"], conf.get("checkpoint_ns", ""),
+                                               get_checkpoint_id(config)))
+
+    async def alist(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+                    before: RunnableConfig | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
+        for item in await self._run(self._store.list(config, filter, before, limit)):
+            yield item
+
+    async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+                   new_versions: ChannelVersions) -> RunnableConfig:
+        return await self._run(self._store.put(config, checkpoint, metadata, new_versions))
+
+    async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                          task_path: str = "") -> None:
+        await self._run(self._store.put_writes(config, writes, task_id, task_path))
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._run(self._store.delete_thread(thread_id))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self._run(self._store.delete_for_runs(run_ids))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self._run(self._store.copy_thread(source_thread_id, target_thread_id))
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self._run(self._store.prune(thread_ids, strategy))
+
+    def get_next_version(self, current: str | None, channel: None = None) -> str:
+        return next_version(current)
+
+    # the sync interface, from another thread than the event loop's
+    def _sync(self, coro: Any) -> Any:
+        try:
+            if asyncio.get_running_loop() is self.loop:
+                coro.close()
+                raise asyncio.InvalidStateError(
+                    "AsyncPgctxSaver's sync methods are for other threads than its event loop's;"
+                    " there, use the async ones (await graph.ainvoke(...), checkpointer.alist(...))")
+        except RuntimeError:
+            pass
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return self._sync(self.aget_tuple(config))
+
+    def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+             before: RunnableConfig | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
+        yield from self._sync(self._run(self._store.list(config, filter, before, limit)))
+
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions) -> RunnableConfig:
+        return self._sync(self.aput(config, checkpoint, metadata, new_versions))
+
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                   task_path: str = "") -> None:
+        self._sync(self.aput_writes(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        self._sync(self.adelete_thread(thread_id))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self._sync(self.adelete_for_runs(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self._sync(self.acopy_thread(source_thread_id, target_thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self._sync(self.aprune(thread_ids, strategy=strategy))
+
+
+# --- folding for graphs ---------------------------------------------------------------------
+
+def _context(store: _Store, thread_id: str, messages: Sequence[BaseMessage], budget: Budget,
+             summarizer: Summarizer, fold: bool, strict: bool) -> db.Op[list[BaseMessage]]:
+    if fold:
+        try:
+            result: FoldResult = yield from _fold(thread_id, summarizer, budget, False, None, ATTEMPTS)
+            log.debug("pgctx: fold of thread %s: %s", thread_id, result)
+        except PgctxError as exc:
+            if strict:
+                raise
+            log.warning("pgctx: fold of thread %s failed, using the previous summary: %s [%s]",
+                        thread_id, exc, exc.sqlstate or type(exc).__name__)
+    head: list[BaseMessage] = []
+    cursor = 0
+    for section, seq, kind, payload, _, reason in (yield db.Query(db.CONTEXT_EVENTS, (thread_id,))):
+        if section == "summary" and payload["version"]:
+            cursor = seq
+            summary = payload["summary"]
+            head.append(SystemMessage(task_message(summary)["content"] + "\n"
+                                      + summary_message(summary, payload["version"], seq)["content"]))
+        elif section == "evidence":
+            shown = {k: v for k, v in payload.items() if k != "lg"}
+            head.append(SystemMessage(note(kind, shown, f" #{seq}, kept raw: {reason}")["content"]))
+    if not cursor:
+        return head + list(messages)
+    ids = [m.id for m in messages if m.id]
+    seqs = dict((yield db.Query(_MESSAGE_SEQS, (thread_id, ids)))) if ids else {}
+    keep = {i for i, m in enumerate(messages) if seqs.get(m.id) is None or seqs[m.id] > cursor}
+    calls = {c.get("id"): i for i, m in enumerate(messages) for c in (getattr(m, "tool_calls", None) or [])}
+    for i in list(keep):  # a tool message comes with the AI message that called it
+        call = getattr(messages[i], "tool_call_id", None)
+        if messages[i].type == "tool" and call in calls:
+            keep.add(calls[call])
+    return head + [m for i, m in enumerate(messages) if i in keep]
+
+
+def folded_messages(saver: PgctxSaver, config: RunnableConfig, messages: Sequence[BaseMessage], *,
+                    budget: Budget | None = None, summarizer: Summarizer | None = None, fold: bool = True,
+                    strict: bool = False) -> list[BaseMessage]:
+    """A graph node's working context: fold the thread when pgctx's policy says a fold is due
+    (``budget``, default the saver's; ``summarizer``, default the built-in one), then return the
+    committed summary (one system message), the evidence kept raw (system notes), and the
+    messages of ``messages`` (the state's) the summary does not cover, in order; a tool message
+    always with the AI message that called it. A failed fold is logged and the previous summary
+    used (``strict=True`` raises it). The checkpoints keep every message."""
+    op = _context(saver._store, config["configurable"]["thread_id"], messages, budget or saver.budget,
+                  summarizer or BuiltinSummarizer(), fold, strict)
+    return saver._run(op)
+
+
+async def afolded_messages(saver: AsyncPgctxSaver | PgctxSaver, config: RunnableConfig,
+                           messages: Sequence[BaseMessage], *, budget: Budget | None = None,
+                           summarizer: Summarizer | None = None, fold: bool = True,
+                           strict: bool = False) -> list[BaseMessage]:
+    """:func:`folded_messages` for async graph nodes."""
+    if isinstance(saver, PgctxSaver):
+        return await asyncio.to_thread(folded_messages, saver, config, messages, budget=budget,
+                                       summarizer=summarizer, fold=fold, strict=strict)
+    op = _context(saver._store, config["configurable"]["thread_id"], messages, budget or saver.budget,
+                  summarizer or BuiltinSummarizer(), fold, strict)
+    return await saver._run(op)

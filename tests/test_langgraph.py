@@ -1,0 +1,539 @@
+"""pgctx as LangGraph's checkpointer (pgctx/integrations/langgraph.py), tested with the real
+library: LangGraph's own conformance suite (langgraph-checkpoint-conformance), real compiled
+graphs (MessagesState, ToolNode, interrupt(), time travel) checked step by step against the same
+graph on LangGraph's InMemorySaver, and LangChain's fake chat model for the folding helper."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from typing import Any
+
+import psycopg
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from langgraph.checkpoint.conformance import checkpointer_test, validate
+from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.prebuilt import ToolNode, tools_condition
+from langgraph.types import Command, interrupt
+from psycopg.conninfo import make_conninfo
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+import pgctx
+from pgctx.errors import InvalidConversationId
+from pgctx.integrations.langgraph import (
+    AsyncPgctxSaver,
+    PgctxSaver,
+    afolded_messages,
+    apply_delta,
+    folded_messages,
+    message_delta,
+)
+
+# --- LangGraph's conformance suite -----------------------------------------------------------
+
+CONFORMANCE_TESTS = 81  # langgraph-checkpoint-conformance 0.0.2: base 58 + extended 23
+
+
+def _gate(report: Any) -> None:
+    """Every capability detected and passed, none skipped: not the printed level (it says FULL for a
+    saver that ran nothing)."""
+    assert report.passed_all_base()
+    failures = {cap: r.failures for cap, r in report.results.items() if not r.passed}
+    assert not failures
+    assert {cap for cap, r in report.results.items() if r.detected} == {c.value for c in ALL_CAPABILITIES}
+    assert sum(r.tests_passed for r in report.results.values()) == CONFORMANCE_TESTS
+    assert sum(r.tests_skipped + r.tests_failed for r in report.results.values()) == 0
+
+
+def test_conformance_async_saver(dsn):
+    @checkpointer_test(name="AsyncPgctxSaver")
+    async def factory():
+        async with AsyncPgctxSaver.from_conn_string(dsn) as saver:
+            yield saver
+
+    _gate(asyncio.run(validate(factory)))
+
+
+def test_conformance_async_saver_on_a_pool(dsn):
+    @checkpointer_test(name="AsyncPgctxSaver(pool)")
+    async def factory():
+        async with AsyncConnectionPool(dsn, min_size=1, max_size=3, open=False, kwargs={"autocommit": True}) as pool:
+            yield AsyncPgctxSaver(pool)
+
+    _gate(asyncio.run(validate(factory)))
+
+
+def test_conformance_sync_saver(dsn):
+    """The sync saver through the same suite: its async methods run the sync ones in a thread."""
+    @checkpointer_test(name="PgctxSaver")
+    async def factory():
+        with PgctxSaver.from_conn_string(dsn) as saver:
+            yield saver
+
+    _gate(asyncio.run(validate(factory)))
+
+
+# --- message deltas --------------------------------------------------------------------------
+
+def test_message_delta_round_trips_drops_replacements_and_appends():
+    a, b, c = HumanMessage("a", id="1"), AIMessage("b", id="2"), HumanMessage("c", id="3")
+    before = [a, b, c]
+    after = [a, AIMessage("b, edited", id="2"), HumanMessage("d", id="4")]
+    dropped, added = message_delta(before, after)
+    assert dropped == ["3"] and [m.id for m in added] == ["2", "4"]
+    assert apply_delta(before, dropped, added) == after
+    assert message_delta(before, [b, a]) is None  # a reorder is not a delta: stored whole
+    assert message_delta(before, before) == ([], [])
+
+
+# --- real graphs -----------------------------------------------------------------------------
+
+@tool
+def lookup_order(order_id: str) -> str:
+    """Where an order is."""
+    return f"order {order_id}: packed, ships tomorrow"
+
+
+def script(turns: int) -> list[AIMessage]:
+    """What the fake model answers: per turn a tool call, then a reply."""
+    out = []
+    for t in range(turns):
+        out.append(AIMessage("", id=f"ai-{t}-call",
+                             tool_calls=[{"name": "lookup_order", "args": {"order_id": str(10_000 + t)}, "id": f"call-{t}"}]))
+        out.append(AIMessage(f"Order {10_000 + t} ships tomorrow.", id=f"ai-{t}-reply"))
+    return out
+
+
+def order_graph(checkpointer: Any, answers: list[AIMessage], *, ask_human: bool = False) -> Any:
+    model = GenericFakeChatModel(messages=iter(answers))
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    def human(state: MessagesState) -> dict[str, Any]:
+        answer = interrupt({"question": "Ship it?"})
+        return {"messages": [HumanMessage(f"human says {answer}", id=f"human-{len(state['messages'])}")]}
+
+    g = StateGraph(MessagesState)
+    g.add_node("agent", agent)
+    g.add_node("tools", ToolNode([lookup_order]))
+    g.add_edge(START, "agent")
+    if ask_human:
+        g.add_node("human", human)
+        g.add_conditional_edges("agent", tools_condition, {"tools": "human", END: END})
+        g.add_edge("human", "tools")
+    else:
+        g.add_conditional_edges("agent", tools_condition)
+    g.add_edge("tools", "agent")
+    return g.compile(checkpointer=checkpointer)
+
+
+def shape(messages: list[Any]) -> list[tuple[Any, ...]]:
+    """A message list without the ids add_messages generates (ToolNode's messages get random ids)."""
+    return [(m.type, m.content, tuple((c["name"], json.dumps(c["args"]), c["id"]) for c in getattr(m, "tool_calls", []) or []),
+             getattr(m, "tool_call_id", None)) for m in messages]
+
+
+def history(graph: Any, config: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [(shape(s.values.get("messages", [])), s.next, s.metadata["step"], s.metadata["source"])
+            for s in graph.get_state_history(config)]
+
+
+def test_graph_runs_like_in_memory_saver_at_every_step(dsn):
+    turns = 12
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        ours, ref = order_graph(saver, script(turns)), order_graph(InMemorySaver(), script(turns))
+        config = {"configurable": {"thread_id": "orders-1"}}
+        for t in range(turns):
+            question = HumanMessage(f"Where is order {10_000 + t}?", id=f"user-{t}")
+            assert shape(ours.invoke({"messages": [question]}, config)["messages"]) == \
+                shape(ref.invoke({"messages": [question]}, config)["messages"])
+            assert history(ours, config) == history(ref, config)
+        assert len(ours.get_state(config).values["messages"]) == 4 * turns
+
+        # a fresh saver (nothing cached) reads the same history from the database
+        assert history(order_graph(PgctxSaver(saver.conn), []), config) == history(ref, config)
+
+        # each message is stored once, as its own event, never as part of a rewritten list
+        rows = saver.conn.execute(
+            "SELECT count(*) FILTER (WHERE payload ? 'lg'), count(*) FILTER (WHERE kind = 'lg_channel'"
+            " AND payload->>'channel' = 'messages'), count(*) FILTER (WHERE kind = 'tool_call')"
+            " FROM pgctx.events WHERE conversation_id = 'orders-1'").fetchone()
+        assert rows == (4 * turns, 0, turns)
+        # per-step storage does not grow with the history: the last checkpoint is no bigger than an early one
+        sizes = [n for (n,) in saver.conn.execute(
+            "SELECT octet_length(payload::text) FROM pgctx.events WHERE conversation_id = 'orders-1'"
+            " AND kind = 'lg_checkpoint' ORDER BY seq")]
+        assert max(sizes[-8:]) <= 1.2 * max(sizes[4:12])
+        assert pgctx.verify(saver.conn, "orders-1").ok
+
+
+def test_async_graph_matches_in_memory_saver(dsn):
+    async def main() -> None:
+        async with AsyncPgctxSaver.from_conn_string(dsn) as saver:
+            ours, ref = order_graph(saver, script(4)), order_graph(InMemorySaver(), script(4))
+            config = {"configurable": {"thread_id": "async-orders"}}
+            for t in range(4):
+                question = HumanMessage(f"Order {t}?", id=f"user-{t}")
+                assert shape((await ours.ainvoke({"messages": [question]}, config))["messages"]) == \
+                    shape((await ref.ainvoke({"messages": [question]}, config))["messages"])
+            ours_history = [(shape(s.values["messages"]), s.next) async for s in ours.aget_state_history(config)]
+            ref_history = [(shape(s.values["messages"]), s.next) async for s in ref.aget_state_history(config)]
+            assert ours_history == ref_history
+
+    asyncio.run(main())
+
+
+def test_remove_message_is_stored_as_a_drop(dsn):
+    def build(checkpointer: Any) -> Any:
+        def trim(state: MessagesState) -> dict[str, Any]:
+            first = state["messages"][0]
+            return {"messages": [RemoveMessage(id=first.id), AIMessage(f"{len(state['messages'])} seen", id=f"r-{len(state['messages'])}")]}
+
+        g = StateGraph(MessagesState)
+        g.add_node("trim", trim)
+        g.add_edge(START, "trim")
+        g.add_edge("trim", END)
+        return g.compile(checkpointer=checkpointer)
+
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        ours, ref = build(saver), build(InMemorySaver())
+        config = {"configurable": {"thread_id": "trimmed"}}
+        for t in range(5):
+            msg = {"messages": [HumanMessage(f"m{t}", id=f"m{t}")]}
+            assert shape(ours.invoke(msg, config)["messages"]) == shape(ref.invoke(msg, config)["messages"])
+        assert history(build(PgctxSaver(saver.conn)), config) == history(ref, config)
+        drops = saver.conn.execute(
+            "SELECT count(*) FROM pgctx.events WHERE conversation_id = 'trimmed' AND kind = 'lg_checkpoint'"
+            " AND payload->'metadata'->>'source' = 'loop' AND payload->'channels'->'messages' ? 'drop'").fetchone()[0]
+        assert drops == 5
+
+        # REMOVE_ALL_MESSAGES: everything dropped, then the new messages
+        def reset(state: MessagesState) -> dict[str, Any]:
+            return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), AIMessage("fresh start", id="fresh")]}
+
+        for graph in (ours, ref):
+            graph.update_state(config, None, as_node="trim")
+        ours_reset = StateGraph(MessagesState).add_node("reset", reset).add_edge(START, "reset").compile(checkpointer=saver)
+        ref_reset = StateGraph(MessagesState).add_node("reset", reset).add_edge(START, "reset").compile(checkpointer=ref.checkpointer)
+        assert shape(ours_reset.invoke({"messages": []}, config)["messages"]) == \
+            shape(ref_reset.invoke({"messages": []}, config)["messages"]) == [("ai", "fresh start", (), None)]
+        assert history(build(PgctxSaver(saver.conn)), config) == history(ref, config)
+
+
+RESUME = r"""
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from langchain_core.messages import AIMessage
+from langgraph.types import Command
+from tests.test_langgraph import order_graph, shape
+from pgctx.integrations.langgraph import PgctxSaver
+with PgctxSaver.from_conn_string(sys.argv[1]) as saver:
+    graph = order_graph(saver, [AIMessage("Shipped.", id="ai-final")], ask_human=True)
+    out = graph.invoke(Command(resume="yes"), {"configurable": {"thread_id": "hitl"}})
+    print(json.dumps(shape(out["messages"])))
+"""
+
+
+def test_interrupt_then_resume_from_a_new_process(dsn):
+    from pathlib import Path
+
+    answers = script(1)[:1]
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        graph = order_graph(saver, answers, ask_human=True)
+        config = {"configurable": {"thread_id": "hitl"}}
+        out = graph.invoke({"messages": [HumanMessage("Ship order 10000?", id="u0")]}, config)
+        assert out["__interrupt__"][0].value == {"question": "Ship it?"}
+        assert graph.get_state(config).next == ("human",)
+    root = str(Path(__file__).resolve().parent.parent)
+    done = subprocess.run([sys.executable, "-c", RESUME, dsn, root], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    resumed = json.loads(done.stdout)
+    assert resumed[2][:2] == ["human", "human says yes"] and resumed[-1][:2] == ["ai", "Shipped."]
+
+    # the same run on InMemorySaver ends in the same state
+    ref_saver = InMemorySaver()
+    ref = order_graph(ref_saver, answers + [AIMessage("Shipped.", id="ai-final")], ask_human=True)
+    ref.invoke({"messages": [HumanMessage("Ship order 10000?", id="u0")]}, config)
+    expected = ref.invoke(Command(resume="yes"), config)
+    assert resumed == json.loads(json.dumps(shape(expected["messages"])))
+
+
+def test_time_travel_forks_like_in_memory_saver(dsn):
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        ours, ref = order_graph(saver, script(3)), order_graph(InMemorySaver(), script(3))
+        config = {"configurable": {"thread_id": "travel"}}
+        for graph in (ours, ref):
+            for t in range(2):
+                graph.invoke({"messages": [HumanMessage(f"Order {t}?", id=f"user-{t}")]}, config)
+        forks = []
+        for graph in (ours, ref):
+            # back to the end of the first turn, then a different question from there: a fork
+            first_turn = next(s for s in graph.get_state_history(config)
+                              if len(s.values.get("messages", [])) == 4 and not s.next)
+            fork = graph.update_state(first_turn.config, {"messages": [HumanMessage("Cancel it.", id="cancel")]})
+            out = graph.invoke(None, fork)
+            forks.append((shape(out["messages"]), history(graph, config)))
+        assert forks[0] == forks[1]
+        assert [m[1] for m in forks[0][0]][:5] == ["Order 0?", "", "order 10000: packed, ships tomorrow",
+                                                   "Order 10000 ships tomorrow.", "Cancel it."]
+        assert "Order 1?" not in [m[1] for m in forks[0][0]]  # the later turn is not on the fork
+        assert pgctx.verify(saver.conn, "travel").ok
+
+
+# --- storage on pgctx ------------------------------------------------------------------------
+
+def test_threads_are_verifiable_conversations_and_tombstones_are_sql(dsn, connect_as, roles):
+    app = connect_as(roles.app)
+    saver = PgctxSaver(app)  # as the application role
+    graph = order_graph(saver, script(2))
+    for thread in ("keep", "drop"):
+        graph = order_graph(saver, script(1))
+        graph.invoke({"messages": [HumanMessage("Where is 10000?", id=f"{thread}-u")]},
+                     {"configurable": {"thread_id": thread}})
+    saver.delete_thread("drop")
+    # psql sees what the saver sees: the rule is the view's
+    live = dict(app.execute("SELECT thread_id, count(*) FILTER (WHERE live) FROM pgctx.langgraph_checkpoints"
+                            " GROUP BY 1").fetchall())
+    assert live["drop"] == 0 and live["keep"] > 0
+    threads = {r[0]: r for r in app.execute(
+        "SELECT thread_id, live_checkpoints, deleted_checkpoints, last_tombstone_seq FROM pgctx.langgraph_threads")}
+    assert threads["drop"][1] == 0 and threads["drop"][2] > 0 and threads["drop"][3] is not None
+    assert threads["keep"][2] == 0
+    assert saver.get_tuple({"configurable": {"thread_id": "drop"}}) is None
+    # the log keeps everything and still verifies; the working view restarted
+    for thread in ("keep", "drop"):
+        assert pgctx.verify(app, thread).ok
+    assert [s for s, *_ in app.execute("SELECT section FROM pgctx.context_events('drop')")] == ["summary"]
+    # the thread can be used again after its deletion
+    order_graph(saver, script(1)).invoke({"messages": [HumanMessage("Again?", id="again")]},
+                                         {"configurable": {"thread_id": "drop"}})
+    assert saver.get_tuple({"configurable": {"thread_id": "drop"}}).checkpoint["channel_values"]["messages"][0].content == "Again?"
+    # nobody rewrites a checkpoint behind the saver's back: the log is append-only
+    with pytest.raises(psycopg.Error):
+        app.execute("UPDATE pgctx.events SET payload = '{}' WHERE conversation_id = 'keep' AND kind = 'lg_checkpoint'")
+
+
+def test_tenants_do_not_see_each_others_threads(conn, connect_as, roles):
+    for tenant in (roles.tenant_a, roles.tenant_b):
+        conn.execute("SELECT pgctx.register_tenant(%s)", (tenant,))
+    a, b = PgctxSaver(connect_as(roles.app_a), tenant=roles.tenant_a), PgctxSaver(connect_as(roles.app_b), tenant=roles.tenant_b)
+    order_graph(a, script(1)).invoke({"messages": [HumanMessage("mine", id="m")]}, {"configurable": {"thread_id": "secret"}})
+    assert b.get_tuple({"configurable": {"thread_id": "secret"}}) is None
+    assert list(b.list(None)) == []
+    assert a.get_tuple({"configurable": {"thread_id": "secret"}}) is not None
+
+
+def test_drop_in_for_postgres_saver_connections(dsn):
+    """LangGraph's docs open the connection with dict_row and prepare_threshold=0; the saver works on
+    it, and on pools; a wrong connection type or thread id is a clear error."""
+    with psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+        saver = PgctxSaver(conn)
+        saver.setup()  # migrations again: a no-op on a migrated database
+        order_graph(saver, script(1)).invoke({"messages": [HumanMessage("hi", id="h")]}, {"configurable": {"thread_id": "dict"}})
+        assert len(saver.get_tuple({"configurable": {"thread_id": "dict"}}).checkpoint["channel_values"]["messages"]) == 4
+        with pytest.raises(InvalidConversationId):
+            order_graph(saver, script(1)).invoke({"messages": [HumanMessage("hi", id="h")]},
+                                                 {"configurable": {"thread_id": " padded "}})
+    with ConnectionPool(dsn, min_size=1, max_size=2, kwargs={"autocommit": True}) as pool:
+        assert PgctxSaver(pool).get_tuple({"configurable": {"thread_id": "dict"}}) is not None
+    with pytest.raises(TypeError):
+        PgctxSaver("not a connection")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        PgctxSaver(psycopg.connect(dsn)).prune(["dict"], strategy="sometimes")
+
+
+def test_async_saver_setup_and_sync_calls_from_another_thread(dsn):
+    async def main() -> None:
+        async with AsyncPgctxSaver.from_conn_string(dsn) as saver:
+            await saver.setup()
+            await order_graph(saver, script(1)).ainvoke({"messages": [HumanMessage("hi", id="h")]},
+                                                        {"configurable": {"thread_id": "t"}})
+            tup = await asyncio.to_thread(saver.get_tuple, {"configurable": {"thread_id": "t"}})
+            assert tup is not None
+            with pytest.raises(asyncio.InvalidStateError):
+                saver.get_tuple({"configurable": {"thread_id": "t"}})
+
+    asyncio.run(main())
+
+
+# --- folding for graphs ----------------------------------------------------------------------
+
+SMALL = pgctx.Budget(window=1200, fixed_input=0, output=0, reasoning=0, margin=0, structural_floor=0.3, raw_tail=0.2)
+
+
+class Recording(GenericFakeChatModel):
+    """LangChain's fake chat model, remembering every prompt it was given."""
+
+    prompts: list[list[Any]] = []
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[override]
+        self.prompts.append(list(messages))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+def folding_graph(saver: Any, model: Recording, *, is_async: bool = False) -> Any:
+    def agent(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        context = folded_messages(saver, config, state["messages"], budget=SMALL)
+        return {"messages": [model.invoke(context)]}
+
+    async def aagent(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        context = await afolded_messages(saver, config, state["messages"], budget=SMALL)
+        return {"messages": [await model.ainvoke(context)]}
+
+    g = StateGraph(MessagesState)
+    g.add_node("agent", aagent if is_async else agent)
+    g.add_node("tools", ToolNode([lookup_order]))
+    g.add_edge(START, "agent")
+    g.add_conditional_edges("agent", tools_condition)
+    g.add_edge("tools", "agent")
+    return g.compile(checkpointer=saver)
+
+
+def check_folded_prompts(prompts: list[list[Any]]) -> None:
+    folded = [p for p in prompts if isinstance(p[0], SystemMessage) and "[summary v" in p[0].content]
+    assert folded, "no fold committed"
+    for prompt in prompts:
+        called = {c["id"] for m in prompt for c in (getattr(m, "tool_calls", None) or [])}
+        assert all(m.tool_call_id in called for m in prompt if isinstance(m, ToolMessage))  # never an orphan
+    last = folded[-1]
+    assert "Where is order 10000?" not in [m.content for m in last]  # folded: in the summary, not raw
+    assert any("10000" in m.content for m in last if isinstance(m, SystemMessage))
+
+
+def test_folded_messages_gives_the_model_the_folded_context(dsn):
+    turns = 10
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        model = Recording(messages=iter(script(turns)), prompts=[])
+        graph = folding_graph(saver, model)
+        config = {"configurable": {"thread_id": "folded"}}
+        for t in range(turns):
+            graph.invoke({"messages": [HumanMessage(f"Where is order {10_000 + t}?", id=f"u{t}")]}, config)
+        check_folded_prompts(model.prompts)
+        # the checkpoints keep every message; the fold is in the log beside them
+        assert len(graph.get_state(config).values["messages"]) == 4 * turns
+        assert pgctx.committed_fold(saver.conn, "folded").version >= 1
+        assert pgctx.verify(saver.conn, "folded").ok
+
+
+def test_afolded_messages_in_an_async_graph(dsn):
+    async def main() -> None:
+        async with AsyncPgctxSaver.from_conn_string(dsn) as saver:
+            model = Recording(messages=iter(script(10)), prompts=[])
+            graph = folding_graph(saver, model, is_async=True)
+            config = {"configurable": {"thread_id": "afolded"}}
+            for t in range(10):
+                await graph.ainvoke({"messages": [HumanMessage(f"Where is order {10_000 + t}?", id=f"u{t}")]}, config)
+            check_folded_prompts(model.prompts)
+
+    asyncio.run(main())
+
+
+def test_folded_messages_before_any_fold_is_the_state(dsn):
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        state = [HumanMessage("hello", id="x")]
+        assert folded_messages(saver, {"configurable": {"thread_id": "nothing-yet"}}, state, fold=False) == state
+
+
+def test_migrations_dsn_of_the_test(dsn):
+    """setup() on a connection made from parts (host, port, user, password) reaches the same database."""
+    with psycopg.connect(make_conninfo(dsn), autocommit=True) as conn:
+        PgctxSaver(conn).setup()
+        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchone()[0] == "0008"
+
+
+def test_copy_thread_of_a_graph_keeps_history_and_deltas(dsn):
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        graph = order_graph(saver, script(3))
+        for t in range(3):
+            graph.invoke({"messages": [HumanMessage(f"Order {t}?", id=f"user-{t}")]}, {"configurable": {"thread_id": "src"}})
+        saver.copy_thread("src", "dst")
+        fresh = order_graph(PgctxSaver(saver.conn), [])
+        assert history(fresh, {"configurable": {"thread_id": "dst"}}) == history(fresh, {"configurable": {"thread_id": "src"}})
+        counts = dict(saver.conn.execute(
+            "SELECT conversation_id, count(*) FILTER (WHERE payload ? 'lg') FROM pgctx.events"
+            " WHERE conversation_id IN ('src', 'dst') AND kind <> 'lg_writes' GROUP BY 1").fetchall())
+        assert counts["dst"] == counts["src"] == 12  # each message once on the copy too
+        assert pgctx.verify(saver.conn, "dst").ok
+
+
+def test_erasing_a_thread_removes_it_for_the_saver(conn):
+    saver = PgctxSaver(conn)
+    order_graph(saver, script(1)).invoke({"messages": [HumanMessage("my card is 4111 1111 1111 1111", id="pii")]},
+                                         {"configurable": {"thread_id": "pii"}})
+    seq = conn.execute("SELECT seq FROM pgctx.events WHERE conversation_id = 'pii' AND payload->'lg'->>'id' = 'pii'").fetchone()[0]
+    pgctx.erase(conn, "pii", seqs=[seq], reason="card number pasted")
+    messages = PgctxSaver(conn).get_tuple({"configurable": {"thread_id": "pii"}}).checkpoint["channel_values"]["messages"]
+    assert "4111" not in repr(messages) and f"message #{seq} erased" in messages[0].content
+    assert len(messages) == 4  # the conversation's shape stays: the erased message is a marker
+    pgctx.erase(conn, "pii", reason="user asked")
+    assert PgctxSaver(conn).get_tuple({"configurable": {"thread_id": "pii"}}) is None
+    assert list(PgctxSaver(conn).list({"configurable": {"thread_id": "pii"}})) == []
+    report = pgctx.verify(conn, "pii")
+    assert report.ok and report.erased > 0
+
+
+KILLED_TOOL = r"""
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+from pgctx.integrations.langgraph import PgctxSaver
+
+@tool
+def refund(order_id: str) -> str:
+    "Refund an order's shipping fee."
+    print("tool started", flush=True)
+    time.sleep(60)
+    return "refunded"
+
+model = GenericFakeChatModel(messages=iter([AIMessage("", id="ai-call", tool_calls=[
+    {"name": "refund", "args": {"order_id": "10086"}, "id": "call-refund"}])]))
+with PgctxSaver.from_conn_string(sys.argv[1]) as saver:
+    g = StateGraph(MessagesState)
+    g.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+    g.add_node("tools", ToolNode([refund]))
+    g.add_edge(START, "agent")
+    g.add_conditional_edges("agent", tools_condition)
+    graph = g.compile(checkpointer=saver)
+    graph.invoke({"messages": [HumanMessage("refund 10086", id="u")]}, {"configurable": {"thread_id": "killed"}},
+                 durability="sync")
+"""
+
+
+def test_a_tool_killed_mid_call_is_unknown_after_recover(dsn):
+    """The AI message's tool call is an event once the agent step's checkpoint is written (before
+    the tools run, with durability="sync"), so a process killed inside the tool leaves it in
+    pgctx's ledger: running, then unknown after recover, then reconciled by asking the service."""
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_TOOL, dsn, root], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "tool started"
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT call_id, status FROM pgctx.side_effects WHERE conversation_id = 'killed'"
+                            ).fetchall() == [("call-refund", "running")]
+        report = pgctx.recover(conn, "killed")
+        assert [u["idempotency_key"] for u in report["unknown_side_effects"]] == ["call-refund"]
+        [resolution] = pgctx.reconcile(conn, "killed", lambda call: {"outcome": "not_performed"})
+        assert resolution.retry_allowed
+        # the graph resumes from the checkpoint before the tools, as LangGraph does after a crash
+        state = PgctxSaver(conn).get_tuple({"configurable": {"thread_id": "killed"}})
+        assert state.checkpoint["channel_values"]["messages"][-1].tool_calls[0]["id"] == "call-refund"
