@@ -537,3 +537,59 @@ def test_a_tool_killed_mid_call_is_unknown_after_recover(dsn):
         # the graph resumes from the checkpoint before the tools, as LangGraph does after a crash
         state = PgctxSaver(conn).get_tuple({"configurable": {"thread_id": "killed"}})
         assert state.checkpoint["channel_values"]["messages"][-1].tool_calls[0]["id"] == "call-refund"
+
+
+def test_retention_erases_idle_threads(conn):
+    """The article's warning (十五): checkpoints of long conversations grow without end unless a
+    retention policy clears them. pgctx's retention applies to LangGraph threads as to any
+    conversation: an idle thread past its policy is erased, and the saver no longer has it."""
+    from datetime import datetime, timedelta, timezone
+
+    from pgctx import erasure
+
+    saver = PgctxSaver(conn)
+    order_graph(saver, script(1)).invoke({"messages": [HumanMessage("old", id="old")]}, {"configurable": {"thread_id": "idle"}})
+    erasure.set_retention_policy(conn, 30)
+    later = datetime.now(timezone.utc) + timedelta(days=31)
+    assert [e.conversation_id for e in erasure.expired(conn, as_of=later)] == ["idle"]
+    erasure.erase_expired(conn, reason="retention: 30 idle days", as_of=later)
+    assert saver.get_tuple({"configurable": {"thread_id": "idle"}}) is None
+    assert pgctx.verify(conn, "idle").ok
+
+
+def test_subgraph_namespaces_like_in_memory_saver(dsn):
+    """A subgraph's checkpoints live in the thread's conversation under their own namespace; an
+    interrupt inside the subgraph is resumed from them."""
+    def build(checkpointer: Any) -> Any:
+        def ask(state: MessagesState) -> dict[str, Any]:
+            answer = interrupt("which warehouse?")
+            return {"messages": [AIMessage(f"shipping from {answer}", id=f"sub-{len(state['messages'])}")]}
+
+        sub = StateGraph(MessagesState)
+        sub.add_node("ask", ask)
+        sub.add_edge(START, "ask")
+        parent = StateGraph(MessagesState)
+        parent.add_node("plan", lambda s: {"messages": [AIMessage("planning", id=f"plan-{len(s['messages'])}")]})
+        parent.add_node("sub", sub.compile())
+        parent.add_edge(START, "plan")
+        parent.add_edge("plan", "sub")
+        return parent.compile(checkpointer=checkpointer)
+
+    with PgctxSaver.from_conn_string(dsn) as saver:
+        results = []
+        for graph in (build(saver), build(InMemorySaver())):
+            config = {"configurable": {"thread_id": "nested"}}
+            graph.invoke({"messages": [HumanMessage("ship 10086", id="u")]}, config)
+            paused = graph.get_state(config, subgraphs=True)
+            sub_state = paused.tasks[0].state
+            out = graph.invoke(Command(resume="Lyon"), config)
+            results.append((shape(out["messages"]), paused.next, shape(sub_state.values["messages"]), sub_state.next))
+        assert results[0] == results[1]
+        assert results[0][0][-1][1] == "shipping from Lyon"
+        namespaces = {ns for (ns,) in saver.conn.execute(
+            "SELECT DISTINCT checkpoint_ns FROM pgctx.langgraph_checkpoints WHERE thread_id = 'nested'")}
+        assert "" in namespaces and any(ns.startswith("sub:") for ns in namespaces)
+        # subgraph messages are not the thread's conversation messages: kept, not folded
+        kinds = {k for (k,) in saver.conn.execute(
+            "SELECT DISTINCT kind FROM pgctx.events WHERE conversation_id = 'nested' AND payload->'lg'->>'ns' <> ''")}
+        assert kinds <= {"lg_message"}
