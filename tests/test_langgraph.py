@@ -38,6 +38,7 @@ from pgctx.integrations.langgraph import (
     folded_messages,
     message_delta,
 )
+from tests.processes import kill_when_it_says
 
 # --- LangGraph's conformance suite -----------------------------------------------------------
 
@@ -520,13 +521,7 @@ def test_a_tool_killed_mid_call_is_unknown_after_recover(dsn):
     pgctx's ledger: running, then unknown after recover, then reconciled by asking the service."""
     from pathlib import Path
 
-    root = str(Path(__file__).resolve().parent.parent)
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_TOOL, dsn, root], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "tool started"
-    finally:
-        proc.kill()
-        proc.wait(timeout=30)
+    kill_when_it_says("tool started", KILLED_TOOL, dsn, str(Path(__file__).resolve().parent.parent))
     with psycopg.connect(dsn, autocommit=True) as conn:
         assert conn.execute("SELECT call_id, status FROM pgctx.side_effects WHERE conversation_id = 'killed'"
                             ).fetchall() == [("call-refund", "running")]

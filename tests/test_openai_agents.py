@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import typing
 
 import psycopg
@@ -24,6 +22,7 @@ from pgctx.folds import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 from pgctx.errors import FoldSplitsUnit, InvalidPayload, PayloadTooLarge, SummarizerFailed, UnrepresentableJSON
 from pgctx.integrations.openai_agents import PgctxSession
+from tests.processes import kill_when_it_says
 
 set_tracing_disabled(True)
 
@@ -383,12 +382,7 @@ asyncio.run(main())
 
 
 def test_a_tool_call_killed_before_its_output_becomes_unknown_and_is_reconciled(dsn):
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, dsn], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "tool started"
-    finally:
-        proc.kill()
-        proc.wait(timeout=30)
+    kill_when_it_says("tool started", KILLED_RUN, dsn)
     with psycopg.connect(dsn, autocommit=True) as conn:
         assert conn.execute("SELECT status FROM pgctx.side_effects WHERE conversation_id = 'killed'").fetchall() == [
             ("running",)]
