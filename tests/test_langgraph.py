@@ -588,3 +588,28 @@ def test_subgraph_namespaces_like_in_memory_saver(dsn):
         kinds = {k for (k,) in saver.conn.execute(
             "SELECT DISTINCT kind FROM pgctx.events WHERE conversation_id = 'nested' AND payload->'lg'->>'ns' <> ''")}
         assert kinds <= {"lg_message"}
+
+
+def test_a_put_inside_a_transaction_that_rolls_back_leaves_nothing_behind(dsn):
+    """Inside the caller's transaction a put is a savepoint: when the caller rolls back, the saver
+    must not build the next delta on the events that vanished (their seqs are reused)."""
+    from langgraph.checkpoint.conformance.test_utils import generate_checkpoint, generate_config, generate_metadata
+
+    def checkpoint(cid: str, messages: list[Any]) -> Any:
+        return generate_checkpoint(checkpoint_id=cid, channel_values={"messages": messages},
+                                   channel_versions={"messages": len(messages)})
+
+    a, b, c = HumanMessage("a", id="a"), AIMessage("b", id="b"), HumanMessage("c", id="c")
+    with psycopg.connect(dsn) as conn:  # not autocommit: the caller's transactions
+        saver = PgctxSaver(conn)
+        root = saver.put(generate_config("tx"), checkpoint("1", [a]), generate_metadata(), {"messages": 1})
+        conn.commit()
+        with conn.transaction(force_rollback=True):  # checkpoint 1 put again, then rolled back
+            saver.put(generate_config("tx"), checkpoint("1", [a, b]), generate_metadata(), {"messages": 2})
+        conn.execute("SELECT pgctx.append_event('tx', 'user', '{\"text\": \"takes the vanished seqs\"}')")
+        conn.execute("SELECT pgctx.append_event('tx', 'user', '{\"text\": \"and this one\"}')")
+        child = saver.put(root, checkpoint("2", [a, c]), generate_metadata(step=1), {"messages": 2})
+        conn.commit()
+        messages = PgctxSaver(conn).get_tuple(child).checkpoint["channel_values"]["messages"]
+        assert [m.content for m in messages] == ["a", "c"]
+        assert pgctx.verify(conn, "tx").ok

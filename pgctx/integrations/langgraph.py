@@ -184,6 +184,10 @@ class _Cache:
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
     def update(self, other: _Cache) -> None:
         for key, state in other._items.items():
             self.put(key, state)
@@ -565,7 +569,12 @@ class PgctxSaver(BaseCheckpointSaver[str]):
         if isinstance(self.conn, ConnectionPool):
             return db.run(self.conn, op)
         with self._lock:
-            return db.run(self.conn, op)
+            outer = self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+            try:
+                return db.run(self.conn, op)
+            finally:
+                if outer:  # what it cached names seqs of the caller's transaction, which may roll back
+                    self._store.cache.clear()
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         conf = config["configurable"]
@@ -664,7 +673,12 @@ class AsyncPgctxSaver(BaseCheckpointSaver[str]):
         if isinstance(self.conn, AsyncConnectionPool):
             return await db.run(self.conn, op)
         async with self._lock:
-            return await db.run(self.conn, op)
+            outer = self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+            try:
+                return await db.run(self.conn, op)
+            finally:
+                if outer:  # as PgctxSaver._run
+                    self._store.cache.clear()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         conf = config["configurable"]
