@@ -6,9 +6,12 @@
 --     appended by the ordinary paths, so the chain, tenancy, verify, digests, bundles, erasure and
 --     the DBA views cover LangGraph threads as they cover every conversation:
 --       lg_checkpoint  {ns, checkpoint_id, parent_id, checkpoint, metadata, channels}: one per put;
---                      channels maps each channel to a record {v[, at][, base][, add][, drop]};
+--                      channels maps each channel to a record {[at][, base][, add][, drop]}
+--                      (at: its whole value; base, add, drop: a delta of messages; {}: empty);
 --       lg_channel     {ns, channel, type, data}: one channel value, written only when it changed;
---       lg_writes      {ns, checkpoint_id, task_id, task_path, writes}: one per put_writes;
+--       lg_writes      {ns, checkpoint_id, task_id, task_path, writes}: one per put_writes; a
+--                      write [idx, channel, type, data] of messages has type lg:message(s) and
+--                      data the refs of the message events appended with it;
 --       lg_delete      a tombstone (the log keeps what it hides): {scope: 'thread'} (delete_thread,
 --                      prune 'delete'), {scope: 'all_but', keep: [{ns, checkpoint_id}]} (prune
 --                      'keep_latest') or {scope: 'checkpoints', checkpoints: [{ns, checkpoint_id}]}
@@ -101,19 +104,32 @@ SELECT e.conversation_id AS thread_id,
 COMMENT ON VIEW pgctx.langgraph_checkpoints IS
     'Every LangGraph checkpoint stored in pgctx: thread, namespace, id, parent, run, step, and whether it is live (deleted_in: the tombstone of delete_thread/prune/delete_for_runs; replaced_in: a later put of the same id; erased_in: the erasure that removed it).';
 
--- The pending writes of a checkpoint that count (no tombstone after them), oldest first.
-CREATE OR REPLACE FUNCTION pgctx.langgraph_writes(thread_id text, ns text, checkpoint_id text)
-RETURNS TABLE (seq bigint, payload jsonb)
+-- The pending writes of a checkpoint that count (no tombstone after them), oldest first (part
+-- 'writes'), and the message events they name (part 'message': a write of messages appends them
+-- as message events and names them, as a checkpoint's delta does).
+DROP FUNCTION IF EXISTS pgctx.langgraph_writes(text, text, text);
+CREATE FUNCTION pgctx.langgraph_writes(thread_id text, ns text, checkpoint_id text)
+RETURNS TABLE (part text, seq bigint, payload jsonb)
 LANGUAGE sql STABLE AS $$
-    SELECT w.seq, w.payload FROM pgctx.events w
-     WHERE w.conversation_id = thread_id AND w.kind = 'lg_writes'
-       AND w.payload->>'ns' = ns AND (w.payload->>'checkpoint_id') COLLATE "C" = checkpoint_id COLLATE "C"
-       AND w.seq > pgctx.langgraph_deleted_at(thread_id, ns, checkpoint_id)
-     ORDER BY w.seq
+    WITH w AS MATERIALIZED (
+        SELECT w.seq, w.payload FROM pgctx.events w
+         WHERE w.conversation_id = thread_id AND w.kind = 'lg_writes'
+           AND w.payload->>'ns' = ns AND (w.payload->>'checkpoint_id') COLLATE "C" = checkpoint_id COLLATE "C"
+           AND w.seq > pgctx.langgraph_deleted_at(thread_id, ns, checkpoint_id)
+    )
+    SELECT 'writes', w.seq, w.payload FROM w
+    UNION ALL
+    SELECT 'message', e.seq, e.payload
+      FROM w
+     CROSS JOIN LATERAL jsonb_array_elements(w.payload->'writes') AS x(write)
+     CROSS JOIN LATERAL jsonb_array_elements(x.write->3) AS r(ref)
+      JOIN pgctx.events e ON e.conversation_id = thread_id AND e.seq = pgctx.langgraph_ref(w.seq, r.ref)
+     WHERE x.write->>2 IN ('lg:message', 'lg:messages')
+     ORDER BY 2
 $$;
 
 COMMENT ON FUNCTION pgctx.langgraph_writes(text, text, text) IS
-    'The pending writes (lg_writes events) of a LangGraph checkpoint that no tombstone covers, oldest first.';
+    'The pending writes (lg_writes events) of a LangGraph checkpoint that no tombstone covers, oldest first, and the message events they name.';
 
 -- Everything a checkpoint's channel values are rebuilt from: each channel's record chain (the
 -- record, then its base's, ...: depth 0 is the checkpoint's own) and the events the records name

@@ -35,6 +35,7 @@ from pgctx.integrations.langgraph import (
     PgctxSaver,
     afolded_messages,
     apply_delta,
+    appended_messages,
     folded_messages,
     message_delta,
 )
@@ -90,11 +91,17 @@ def test_message_delta_round_trips_drops_replacements_and_appends():
     a, b, c = HumanMessage("a", id="1"), AIMessage("b", id="2"), HumanMessage("c", id="3")
     before = [a, b, c]
     after = [a, AIMessage("b, edited", id="2"), HumanMessage("d", id="4")]
-    dropped, added = message_delta(before, after)
-    assert dropped == ["3"] and [m.id for m in added] == ["2", "4"]
-    assert apply_delta(before, dropped, added) == after
+    dropped, changed, appended = message_delta(before, after)
+    assert dropped == ["3"] and [m.id for m in changed] == ["2"] and [m.id for m in appended] == ["4"]
+    assert apply_delta(before, dropped, changed + appended) == after
     assert message_delta(before, [b, a]) is None  # a reorder is not a delta: stored whole
-    assert message_delta(before, before) == ([], [])
+    assert message_delta(before, before) == ([], [], [])
+    assert message_delta(before, before + [after[2]]) == ([], [], [after[2]])
+    ids = frozenset(m.id for m in before)
+    assert appended_messages(before, before + [after[2]], ids) == [after[2]]  # the fast path: the same objects, then new
+    assert appended_messages(before, before + [HumanMessage("again", id="1")], ids) is None  # an id twice
+    assert appended_messages(before, [a, b, HumanMessage("c", id="3")], ids) is None  # an equal copy is not the same object
+    assert appended_messages(before, before + [HumanMessage("no id")], ids) is None
 
 
 # --- real graphs -----------------------------------------------------------------------------
@@ -165,12 +172,13 @@ def test_graph_runs_like_in_memory_saver_at_every_step(dsn):
         # a fresh saver (nothing cached) reads the same history from the database
         assert history(order_graph(PgctxSaver(saver.conn), []), config) == history(ref, config)
 
-        # each message is stored once, as its own event, never as part of a rewritten list
-        rows = saver.conn.execute(
-            "SELECT count(*) FILTER (WHERE payload ? 'lg'), count(*) FILTER (WHERE kind = 'lg_channel'"
-            " AND payload->>'channel' = 'messages'), count(*) FILTER (WHERE kind = 'tool_call')"
-            " FROM pgctx.events WHERE conversation_id = 'orders-1'").fetchone()
-        assert rows == (4 * turns, 0, turns)
+        # each message is stored as its own event, never as part of a rewritten list: once, or twice
+        # when LangGraph's background put of a checkpoint overtook the pending write that carried it
+        distinct, stored, whole, calls = saver.conn.execute(
+            "SELECT count(DISTINCT payload->'lg'->>'id'), count(*) FILTER (WHERE payload ? 'lg'),"
+            " count(*) FILTER (WHERE kind = 'lg_channel' AND payload->>'channel' = 'messages'),"
+            " count(*) FILTER (WHERE kind = 'tool_call') FROM pgctx.events WHERE conversation_id = 'orders-1'").fetchone()
+        assert (distinct, whole, calls) == (4 * turns, 0, turns) and stored <= 5 * turns
         # per-step storage does not grow with the history: the last checkpoint is no bigger than an early one
         sizes = [n for (n,) in saver.conn.execute(
             "SELECT octet_length(payload::text) FROM pgctx.events WHERE conversation_id = 'orders-1'"
@@ -613,3 +621,39 @@ def test_a_put_inside_a_transaction_that_rolls_back_leaves_nothing_behind(dsn):
         messages = PgctxSaver(conn).get_tuple(child).checkpoint["channel_values"]["messages"]
         assert [m.content for m in messages] == ["a", "c"]
         assert pgctx.verify(conn, "tx").ok
+
+
+class TicketMessage(HumanMessage):
+    """A message class of the application's own (stored through the serde)."""
+
+    ticket: str = ""
+
+
+def test_every_kind_of_message_comes_back_equal(dsn):
+    from langchain_core.messages import ChatMessage
+    from langgraph.checkpoint.conformance.test_utils import generate_checkpoint, generate_config, generate_metadata
+
+    messages = [
+        SystemMessage("Be brief.", id="s"),
+        HumanMessage([{"type": "text", "text": "what is in"}, {"type": "image_url", "image_url": {"url": "data:x"}}], id="h"),
+        AIMessage("", id="a", tool_calls=[{"name": "lookup", "args": {"n": 1, "nested": {"x": [1, 2]}}, "id": "c1"}],
+                  additional_kwargs={"refusal": None}, response_metadata={"model_name": "gpt-x", "finish_reason": "tool_calls"},
+                  usage_metadata={"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}, name="bot"),
+        ToolMessage("boom", id="t", tool_call_id="c1", status="error", artifact={"raw": [1, 2]}),
+        AIMessage("订单 10086 明天送达", id="a2"),
+        ChatMessage("from a role", role="critic", id="c"),
+        TicketMessage("custom", ticket="T-1", id="k"),
+    ]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        saver = PgctxSaver(conn)
+        stored = saver.put(generate_config("kinds"), generate_checkpoint(channel_values={"messages": messages},
+                                                                         channel_versions={"messages": 1}),
+                           generate_metadata(), {"messages": 1})
+        saver.put_writes(stored, [("messages", messages[4:])], "task-1")
+        back = PgctxSaver(conn).get_tuple(stored)
+        assert back.checkpoint["channel_values"]["messages"] == messages
+        assert [type(m) for m in back.checkpoint["channel_values"]["messages"]] == [type(m) for m in messages]
+        assert back.pending_writes == [("task-1", "messages", messages[4:])]
+        kinds = [k for (k,) in conn.execute("SELECT kind FROM pgctx.events WHERE conversation_id = 'kinds'"
+                                            " AND payload ? 'lg' ORDER BY seq")]
+        assert kinds[:7] == ["system", "user", "assistant", "tool_result", "assistant", "lg_message", "user"]

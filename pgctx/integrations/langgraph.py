@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
@@ -66,13 +66,16 @@ log = logging.getLogger("pgctx.langgraph")
 
 # the pgctx kind of a message of the root namespace, by LangChain message type
 MESSAGE_KINDS = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool_result"}
+# message classes stored as their non-default fields in JSON (others go through the serde)
+MESSAGE_CLASSES = {cls.__name__: cls for cls in (HumanMessage, AIMessage, SystemMessage, ToolMessage)}
 CACHE_SIZE = 256  # checkpoints whose channel records (and message lists) a saver remembers
+WRITTEN_SIZE = 4096  # messages of pending writes a saver remembers, so a put can point at them
 _MISSING = object()
 
 _LATEST = ("SELECT seq, payload FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND checkpoint_ns = %s"
            " AND live{id} ORDER BY checkpoint_id DESC LIMIT 1")
 _PARTS = ("SELECT channel, part, depth, seq, payload FROM pgctx.langgraph_parts(%s, %s)"
-          " UNION ALL SELECT NULL, 'writes', 0, seq, payload FROM pgctx.langgraph_writes(%s, %s, %s)")
+          " UNION ALL SELECT NULL, part, 0, seq, payload FROM pgctx.langgraph_writes(%s, %s, %s)")
 _HAS_THREAD = ("SELECT EXISTS (SELECT 1 FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND live)")
 _ALL_LIVE = ("SELECT checkpoint_ns, checkpoint_id, seq, payload FROM pgctx.langgraph_checkpoints"
              " WHERE thread_id = %s AND live ORDER BY checkpoint_ns, checkpoint_id")
@@ -80,9 +83,6 @@ _LATEST_PER_NS = ("SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_
                   " WHERE thread_id = %s AND live ORDER BY checkpoint_ns, checkpoint_id DESC")
 _RUN_CHECKPOINTS = ("SELECT thread_id, checkpoint_ns, checkpoint_id FROM pgctx.langgraph_checkpoints"
                     " WHERE run_id = ANY (%s) AND live ORDER BY thread_id")
-_WRITES_OF_THREAD = ("SELECT w.payload FROM pgctx.langgraph_checkpoints k,"
-                     " pgctx.langgraph_writes(k.thread_id, k.checkpoint_ns, k.checkpoint_id) w"
-                     " WHERE k.thread_id = %s AND k.live ORDER BY w.seq")
 _MESSAGE_SEQS = ("SELECT payload->'lg'->>'id', max(seq) FROM pgctx.events WHERE conversation_id = %s"
                  " AND payload ? 'lg' AND payload->'lg'->>'id' = ANY (%s) GROUP BY 1")
 _TOMBSTONE_CHUNK = 500  # checkpoints named per tombstone: a payload stays far below the size limit
@@ -100,26 +100,40 @@ def _config(thread_id: str, ns: str, checkpoint_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
 
 
+def _has_id(m: Any) -> bool:
+    return isinstance(m, BaseMessage) and isinstance(m.id, str) and bool(m.id)
+
+
 def _message_list(value: Any) -> list[BaseMessage] | None:
     """``value`` if it is a non-empty list of messages with unique string ids (delta-storable)."""
-    if not isinstance(value, list) or not value or not all(isinstance(m, BaseMessage) for m in value):
+    if not isinstance(value, list) or not value or not all(_has_id(m) for m in value):
         return None
-    ids = [m.id for m in value]
-    if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
-        return None
-    return value
+    return value if len({m.id for m in value}) == len(value) else None
 
 
-def message_delta(before: list[BaseMessage], after: list[BaseMessage]) -> tuple[list[str], list[BaseMessage]] | None:
-    """(ids dropped, messages added or changed) turning ``before`` into ``after``, or None when
-    ``after`` is not ``before`` with messages dropped, changed in place and appended."""
+def message_delta(before: list[BaseMessage], after: list[BaseMessage]
+                  ) -> tuple[list[str], list[BaseMessage], list[BaseMessage]] | None:
+    """(ids dropped, messages changed in place, messages appended) turning ``before`` into
+    ``after``, or None when ``after`` is not ``before`` with messages dropped, changed in place and
+    appended."""
     now = {m.id for m in after}
     dropped = [m.id for m in before if m.id not in now]
     kept = [m for m in before if m.id in now]
     if [m.id for m in after[:len(kept)]] != [m.id for m in kept]:
         return None
     changed = [new for old, new in zip(kept, after) if new is not old and new != old]
-    return dropped, changed + after[len(kept):]
+    return dropped, changed, after[len(kept):]
+
+
+def appended_messages(before: list[BaseMessage], after: Any, ids: frozenset[str]) -> list[BaseMessage] | None:
+    """What add_messages does on nearly every step, checked in O(new messages) plus one identity
+    pass: ``after`` is ``before``'s very objects, then new messages with ids not in ``ids`` (the
+    ids of ``before``) nor repeated. The new messages, or None."""
+    if not isinstance(after, list) or len(after) < len(before) or not all(a is b for a, b in zip(before, after)):
+        return None
+    new = after[len(before):]
+    new_ids = {m.id for m in new if _has_id(m)}
+    return new if len(new_ids) == len(new) and ids.isdisjoint(new_ids) else None
 
 
 def apply_delta(before: list[BaseMessage], dropped: Sequence[str], added: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -156,30 +170,43 @@ def _text(content: Any) -> str:
 
 @dataclass
 class _State:
-    """What a put needs of its parent: its event seq, channel records (absolute refs) and the
-    message lists of its message channels."""
+    """What a put needs of its parent: its event seq, channel versions, channel records (absolute
+    refs) and the message lists of its message channels."""
 
     seq: int
+    versions: ChannelVersions
     records: dict[str, dict[str, Any]]
     messages: dict[str, list[BaseMessage]] = field(default_factory=dict)
+    ids: dict[str, frozenset[str]] = field(default_factory=dict)  # of each message list
+
+    @classmethod
+    def of(cls, seq: int, versions: ChannelVersions, records: dict[str, dict[str, Any]],
+           messages: dict[str, list[BaseMessage]], ids: dict[str, frozenset[str]] | None = None) -> _State:
+        ids = dict(ids or {})
+        for channel, msgs in messages.items():
+            if channel not in ids:
+                ids[channel] = frozenset(m.id for m in msgs)  # type: ignore[misc]
+        return cls(seq, versions, records, messages, ids)
 
 
 class _Cache:
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    """A small thread-safe LRU map."""
+
+    def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[tuple[str, str, str], _State] = OrderedDict()
+        self._items: OrderedDict[Any, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, str, str]) -> _State | None:
+    def get(self, key: Any) -> Any:
         with self._lock:
-            state = self._items.get(key)
-            if state is not None:
+            value = self._items.get(key)
+            if value is not None:
                 self._items.move_to_end(key)
-            return state
+            return value
 
-    def put(self, key: tuple[str, str, str], state: _State) -> None:
+    def put(self, key: Any, value: Any) -> None:
         with self._lock:
-            self._items[key] = state
+            self._items[key] = value
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
@@ -189,8 +216,8 @@ class _Cache:
             self._items.clear()
 
     def update(self, other: _Cache) -> None:
-        for key, state in other._items.items():
-            self.put(key, state)
+        for key, value in list(other._items.items()):
+            self.put(key, value)
 
 
 def _resolve(holder: int, ref: int) -> int:
@@ -207,6 +234,23 @@ def _absolute(holder: int, record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+class _Batch:
+    """The events of one append_events call; a reference to one of them is written relative to
+    the event that holds it (seqs are known only once appended), and resolved once appended."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def add(self, events: list[dict[str, Any]]) -> int:
+        """Append ``events``; the index of the first."""
+        self.events += events
+        return len(self.events) - len(events)
+
+    @staticmethod
+    def relative(index: int, holder: int) -> int:
+        return index - holder
+
+
 class _Store:
     """The saver's logic, written once as pgctx operations (:mod:`pgctx.db`) for both savers."""
 
@@ -214,7 +258,12 @@ class _Store:
         self.serde = serde
         self.tenant = tenant
         self.counter = counter
-        self.cache = _Cache()
+        self.cache = _Cache(CACHE_SIZE)  # (thread, ns, checkpoint id) -> _State
+        self.written = _Cache(WRITTEN_SIZE)  # (thread, message id) -> (seq, message) of a pending write
+
+    def forget(self) -> None:
+        self.cache.clear()
+        self.written.clear()
 
     # --- encoding --------------------------------------------------------------------------
 
@@ -226,13 +275,19 @@ class _Store:
         return self.serde.loads_typed((kind, _unb64(data)))
 
     def _message_events(self, m: BaseMessage, ns: str, channel: str, new: bool) -> list[dict[str, Any]]:
-        """The events of one message: the message (its serialized form, with a string content
-        stored once, as the text the summarizer reads), then, for a new AI message of the root
+        """The events of one message: the message, then, for a new AI message of the root
         namespace, one tool_call event per call (pgctx's ledger of side effects; a message changed
-        in place does not call its tools again)."""
+        in place does not call its tools again). A message of a standard class is stored as its
+        non-default fields in JSON, others through the serde; a string content once, as the text
+        the summarizer reads."""
         text_content = isinstance(m.content, str)
-        lg = {"ns": ns, "channel": channel, "id": m.id}
-        lg["type"], lg["data"] = self._dump(m.model_copy(update={"content": ""}) if text_content else m)
+        lg: dict[str, Any] = {"ns": ns, "channel": channel, "id": m.id}
+        if MESSAGE_CLASSES.get(type(m).__name__) is type(m):
+            lg["class"] = type(m).__name__
+            lg["fields"] = m.model_dump(mode="json", exclude_defaults=True,
+                                        exclude={"id", "type", "content"} if text_content else {"id", "type"})
+        else:
+            lg["type"], lg["data"] = self._dump(m.model_copy(update={"content": ""}) if text_content else m)
         if text_content:
             lg["content"] = "text"
         kind = MESSAGE_KINDS.get(m.type, "lg_message") if ns == "" else "lg_message"
@@ -261,10 +316,22 @@ class _Store:
             text = f"[message #{seq} erased: its content was removed (erasure at seq {erased})]"
             return AIMessage(content=text, id=f"pgctx-erased-{seq}")
         lg = payload["lg"]
+        if "class" in lg:
+            fields = {**lg["fields"], "id": lg["id"]}
+            if lg.get("content") == "text":
+                fields["content"] = payload.get("text", "")
+            return MESSAGE_CLASSES[lg["class"]](**fields)
         m = self._load(lg["type"], lg["data"])
         if lg.get("content") == "text":
             m = m.model_copy(update={"content": payload.get("text", "")})
         return m
+
+    @staticmethod
+    def _written_messages(value: Any) -> list[BaseMessage] | None:
+        """The messages a write carries, when it carries nothing else: one message, or a list (each
+        with an id: one without is given its id by add_messages later, so it is stored as a value)."""
+        msgs = value if isinstance(value, list) else [value]
+        return msgs if msgs and all(_has_id(m) for m in msgs) else None
 
     # --- reads -----------------------------------------------------------------------------
 
@@ -277,18 +344,25 @@ class _Store:
         return (yield from self.tuple(thread_id, seq, payload))
 
     def tuple(self, thread_id: str, seq: int, payload: dict[str, Any]) -> db.Op[CheckpointTuple]:
+        tup, _ = yield from self._rebuild(thread_id, seq, payload)
+        return tup
+
+    def _rebuild(self, thread_id: str, seq: int, payload: dict[str, Any]
+                 ) -> db.Op[tuple[CheckpointTuple, list[tuple[dict[str, Any], list[tuple[str, Any]]]]]]:
+        """The checkpoint tuple of the lg_checkpoint event ``seq``, and its write events that
+        count, each with its (channel, value) pairs."""
         ns, checkpoint_id = payload["ns"], payload["checkpoint_id"]
         rows = yield db.Query(_PARTS, (thread_id, seq, thread_id, ns, checkpoint_id))
         records: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
-        parts: dict[int, tuple[str | None, dict[str, Any]]] = {}
-        writes: list[dict[str, Any]] = []
+        parts: dict[int, dict[str, Any]] = {}
+        writes: list[tuple[int, dict[str, Any]]] = []
         for channel, part, depth, part_seq, part_payload in rows:
             if part == "record":
                 records.setdefault(channel, []).append((depth, part_seq, part_payload))
             elif part == "writes":
-                writes.append(part_payload)
-            else:
-                parts[part_seq] = (part, part_payload)
+                writes.append((part_seq, part_payload))
+            else:  # a value, or a message of a delta or of a write
+                parts[part_seq] = part_payload
         values: dict[str, Any] = {}
         messages: dict[str, list[BaseMessage]] = {}
         for channel, chain in records.items():
@@ -298,10 +372,10 @@ class _Store:
                 # only deltas have a base: the chain is a start (a whole value, an empty channel, a
                 # delta from empty, or an erased checkpoint) and the deltas after it
                 if rec and "add" in rec:
-                    deltas.append((rec.get("drop", []), [self._message(s, parts[s][1]) for s in
+                    deltas.append((rec.get("drop", []), [self._message(s, parts[s]) for s in
                                                          (_resolve(holder, r) for r in rec["add"])]))
                 elif rec and "at" in rec:
-                    _, blob = parts[_resolve(holder, rec["at"])]
+                    blob = parts[_resolve(holder, rec["at"])]
                     value = self._load(blob["type"], blob["data"])
             if deltas:
                 value = replay(value if isinstance(value, list) else [], deltas)
@@ -309,34 +383,43 @@ class _Store:
                 values[channel] = value
                 if _message_list(value) is not None:
                     messages[channel] = value
-        state = _State(seq, {ch: _absolute(seq, rec) for ch, rec in payload["channels"].items()}, messages)
-        self.cache.put((thread_id, ns, checkpoint_id), state)
         stored = payload["checkpoint"]
+        state = _State.of(seq, stored["channel_versions"],
+                          {ch: _absolute(seq, rec) for ch, rec in payload["channels"].items()}, messages)
+        self.cache.put((thread_id, ns, checkpoint_id), state)
         checkpoint: dict[str, Any] = {
             "v": stored["v"], "id": checkpoint_id, "ts": stored["ts"], "channel_values": values,
             "channel_versions": stored["channel_versions"], "versions_seen": stored["versions_seen"],
             "updated_channels": stored.get("updated_channels")}
         if stored.get("rest") is not None:
             checkpoint.update(self._load(*stored["rest"]))
+        loaded = [(event, [(channel, self._write_value(write_seq, kind, data, parts))
+                           for _, channel, kind, data in event["writes"]]) for write_seq, event in writes]
         parent = payload.get("parent_id")
         return CheckpointTuple(
             config=_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,  # type: ignore[arg-type]
             metadata=payload["metadata"],
             parent_config=_config(thread_id, ns, parent) if parent else None,
-            pending_writes=self._pending(writes))
+            pending_writes=self._pending(loaded)), loaded
 
-    def _pending(self, events: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    def _write_value(self, holder: int, kind: str, data: Any, parts: dict[int, dict[str, Any]]) -> Any:
+        if kind in ("lg:message", "lg:messages"):  # messages, stored as message events of their own
+            msgs = [self._message(_resolve(holder, r), parts[_resolve(holder, r)]) for r in data]
+            return msgs[0] if kind == "lg:message" else msgs
+        return self._load(kind, data)
+
+    def _pending(self, events: list[tuple[dict[str, Any], list[tuple[str, Any]]]]) -> list[tuple[str, str, Any]]:
         """The writes of a checkpoint: per (task, idx) the first regular write and the last
         special one (ERROR, INTERRUPT, ...), as PostgresSaver keeps them; in writes_sort_key order."""
-        kept: dict[tuple[str, int], tuple[str, str, list[Any]]] = {}
-        for event in events:
-            for idx, channel, kind, data in event["writes"]:
+        kept: dict[tuple[str, int], tuple[str, str, Any]] = {}
+        for event, values in events:
+            for (idx, *_), (channel, value) in zip(event["writes"], values):
                 key = (event["task_id"], idx)
                 if idx < 0 or key not in kept:
-                    kept[key] = (event.get("task_path", ""), channel, [kind, data])
+                    kept[key] = (event.get("task_path", ""), channel, value)
         order = sorted(kept.items(), key=lambda kv: writes_sort_key(kv[1][0], kv[0][0], kv[0][1]))
-        return [(task_id, channel, self._load(*blob)) for (task_id, _), (_, channel, blob) in order]
+        return [(task_id, channel, value) for (task_id, _), (_, channel, value) in order]
 
     def list(self, config: RunnableConfig | None, filter: dict[str, Any] | None, before: RunnableConfig | None,
              limit: int | None) -> db.Op[list[CheckpointTuple]]:
@@ -372,68 +455,81 @@ class _Store:
         cache = cache or self.cache
         conf = config["configurable"]
         thread_id, ns, parent_id = conf["thread_id"], conf.get("checkpoint_ns", ""), conf.get("checkpoint_id")
-        parent = None
+        parent: _State | None = None
         if parent_id:
             parent = cache.get((thread_id, ns, parent_id)) or self.cache.get((thread_id, ns, parent_id))
             if parent is None:  # written or read by another process: read it once
                 found = yield from self.get(thread_id, ns, parent_id)
                 parent = self.cache.get((thread_id, ns, parent_id)) if found else None
-        events: list[dict[str, Any]] = []
+        batch = _Batch()
         records: dict[str, dict[str, Any]] = {}
-        local: dict[str, list[Any]] = {}  # channel -> refs as ("batch", index) before the append
+        local: set[str] = set()  # channels whose records point into this batch
         new_messages: dict[str, list[BaseMessage]] = {}
+        new_ids: dict[str, frozenset[str]] = {}
         values = checkpoint["channel_values"]
         for channel, version in checkpoint["channel_versions"].items():
             prev = parent.records.get(channel) if parent else None
             value = values.get(channel, _MISSING)
-            if channel not in new_versions and prev is not None and prev.get("v") == version:
+            if channel not in new_versions and prev is not None and parent.versions.get(channel) == version:  # type: ignore[union-attr]
                 records[channel] = prev
-                if parent and channel in parent.messages:
-                    new_messages[channel] = parent.messages[channel]
+                if channel in parent.messages:  # type: ignore[union-attr]
+                    new_messages[channel] = parent.messages[channel]  # type: ignore[union-attr]
+                    new_ids[channel] = parent.ids[channel]  # type: ignore[union-attr]
                 continue
             if value is _MISSING:
-                records[channel] = {"v": version}
+                records[channel] = {}
                 continue
-            msgs = _message_list(value)
             before = parent.messages.get(channel) if parent and prev is not None else None
-            delta = None
-            if msgs is not None:
-                delta = message_delta(before, msgs) if before is not None else ([], msgs)
+            new = appended_messages(before, value, parent.ids[channel]) if before is not None else None  # type: ignore[union-attr]
+            if new is not None:
+                msgs: list[BaseMessage] | None = value
+                delta: tuple[list[str], list[BaseMessage], list[BaseMessage]] | None = ([], [], new)
+                new_ids[channel] = parent.ids[channel].union(m.id for m in new)  # type: ignore[union-attr,misc]
+            else:
+                msgs = _message_list(value)
+                delta = None
+                if msgs is not None:
+                    delta = message_delta(before, msgs) if before is not None else ([], [], msgs)
             if delta is not None:
-                dropped, added = delta
-                known = {m.id for m in before or ()}
-                refs = []
-                for m in added:
-                    refs.append(len(events))
-                    events += self._message_events(m, ns, channel, new=m.id not in known)
-                record: dict[str, Any] = {"v": version, "add": refs}
+                dropped, changed, appended = delta
+                refs: list[Any] = []
+                for m, new in [(m, False) for m in changed] + [(m, True) for m in appended]:
+                    written = self.written.get((thread_id, m.id))
+                    if written is not None and (written[1] is m or written[1] == m):
+                        refs.append(written[0])  # the message event its pending write appended
+                    else:
+                        refs.append(("batch", batch.add(self._message_events(m, ns, channel, new=new))))
+                record: dict[str, Any] = {"add": refs}
                 if before is not None:
                     record["base"] = parent.seq  # type: ignore[union-attr]
                 if dropped:
                     record["drop"] = dropped
-                local[channel] = refs
                 new_messages[channel] = msgs  # type: ignore[assignment]
             else:
                 kind, data = self._dump(value)
-                record = {"v": version, "at": len(events)}
-                local[channel] = [len(events)]
-                events.append(self._event("lg_channel", {"ns": ns, "channel": channel, "type": kind, "data": data}))
+                record = {"at": ("batch", batch.add([self._event(
+                    "lg_channel", {"ns": ns, "channel": channel, "type": kind, "data": data})]))}
                 if msgs is not None:
                     new_messages[channel] = msgs
+            local.add(channel)
             records[channel] = record
-        last = len(events)  # the checkpoint event's index in the batch
+        holder = len(batch.events)  # the checkpoint event's index in the batch
+
+        def stored(ref: Any) -> int:
+            return batch.relative(ref[1], holder) if isinstance(ref, tuple) else ref
+
         stored_records = {}
         for channel, record in records.items():
-            if channel in local:  # refs into this batch: relative to the checkpoint event
+            if channel in local:
                 record = dict(record)
                 if "at" in record:
-                    record["at"] = record["at"] - last
+                    record["at"] = stored(record["at"])
                 if "add" in record:
-                    record["add"] = [i - last for i in record["add"]]
+                    record["add"] = [stored(r) for r in record["add"]]
             stored_records[channel] = record
         rest = {k: v for k, v in checkpoint.items() if k not in (
             "v", "id", "ts", "channel_values", "channel_versions", "versions_seen", "updated_channels")}
-        events.append(self._event("lg_checkpoint", {
+        batch.add([self._event("lg_checkpoint", {
             "ns": ns, "checkpoint_id": checkpoint["id"], "parent_id": parent_id,
             "checkpoint": {"v": checkpoint["v"], "ts": checkpoint["ts"],
                            "channel_versions": checkpoint["channel_versions"],
@@ -441,21 +537,42 @@ class _Store:
                            "updated_channels": checkpoint.get("updated_channels"),
                            "rest": list(self._dump(rest)) if rest else None},
             "metadata": get_serializable_checkpoint_metadata(config, metadata),
-            "channels": stored_records}))
-        rows = yield db.Query(db.APPEND_EVENTS, (thread_id, _json(events), self.tenant))
+            "channels": stored_records})])
+        rows = yield db.Query(db.APPEND_EVENTS, (thread_id, _json(batch.events), self.tenant))
         seq = rows[-1][1]
-        cache.put((thread_id, ns, checkpoint["id"]),
-                  _State(seq, {ch: _absolute(seq, r) for ch, r in stored_records.items()}, new_messages))
+        cache.put((thread_id, ns, checkpoint["id"]), _State.of(
+            seq, checkpoint["channel_versions"], {ch: _absolute(seq, r) for ch, r in stored_records.items()},
+            new_messages, new_ids))
         return _config(thread_id, ns, checkpoint["id"])
 
     def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
                    task_path: str) -> db.Op[None]:
+        """One lg_writes event; a write that carries messages (a node's new messages) appends them
+        as message events first and points at them, so the next checkpoint's delta points at the
+        same events instead of storing the messages again."""
         conf = config["configurable"]
-        stored = [[WRITES_IDX_MAP.get(channel, idx), channel, *self._dump(value)]
-                  for idx, (channel, value) in enumerate(writes)]
-        event = self._event("lg_writes", {"ns": conf.get("checkpoint_ns", ""), "checkpoint_id": conf["checkpoint_id"],
-                                          "task_id": task_id, "task_path": task_path, "writes": stored})
-        yield db.Query(db.APPEND_EVENTS, (conf["thread_id"], _json([event]), self.tenant))
+        thread_id, ns = conf["thread_id"], conf.get("checkpoint_ns", "")
+        batch = _Batch()
+        stored: list[list[Any]] = []
+        carried: list[tuple[int, BaseMessage]] = []
+        for idx, (channel, value) in enumerate(writes):
+            msgs = self._written_messages(value)
+            if msgs is None:
+                stored.append([WRITES_IDX_MAP.get(channel, idx), channel, *self._dump(value)])
+                continue
+            at = [batch.add(self._message_events(m, ns, channel, new=True)) for m in msgs]
+            carried += zip(at, msgs)
+            stored.append([WRITES_IDX_MAP.get(channel, idx), channel,
+                           "lg:messages" if isinstance(value, list) else "lg:message", at])
+        holder = len(batch.events)
+        for write in stored:
+            if write[2] in ("lg:message", "lg:messages"):
+                write[3] = [batch.relative(i, holder) for i in write[3]]
+        batch.add([self._event("lg_writes", {"ns": ns, "checkpoint_id": conf["checkpoint_id"],
+                                             "task_id": task_id, "task_path": task_path, "writes": stored})])
+        rows = yield db.Query(db.APPEND_EVENTS, (thread_id, _json(batch.events), self.tenant))
+        for index, m in carried:
+            self.written.put((thread_id, m.id), (rows[index][1], m))
 
     def _tombstones(self, thread_id: str, payloads: list[dict[str, Any]]) -> db.Op[None]:
         if payloads:
@@ -494,13 +611,22 @@ class _Store:
 
     def copy_thread(self, source: str, target: str) -> db.Op[None]:
         """Every live checkpoint of ``source`` put again on ``target`` (oldest first per namespace,
-        so each parent is there before its children and deltas stay deltas), then every pending
-        write that counts; one transaction."""
+        so each parent is there before its children and deltas stay deltas), each followed by its
+        pending writes that count, put again; one transaction."""
         cache = _Cache(size=1 << 30)  # this copy's own: merged only once it has committed
         records: dict[tuple[str, str], dict[str, Any]] = {}  # the source's records, absolute
+        try:
+            yield from self._copy(source, target, cache, records)
+        except BaseException:
+            self.written.clear()  # its put_writes remembered seqs of a transaction rolled back
+            raise
+        self.cache.update(cache)
+
+    def _copy(self, source: str, target: str, cache: _Cache, records: dict[tuple[str, str], dict[str, Any]]
+              ) -> db.Op[None]:
         yield db.Begin
         for ns, cid, seq, payload in (yield db.Query(_ALL_LIVE, (source,))):
-            tup = yield from self.tuple(source, seq, payload)
+            tup, writes = yield from self._rebuild(source, seq, payload)
             parent = tup.parent_config["configurable"]["checkpoint_id"] if tup.parent_config else None
             config: RunnableConfig = {"configurable": {"thread_id": target, "checkpoint_ns": ns,
                                                        **({"checkpoint_id": parent} if parent else {})}}
@@ -508,19 +634,19 @@ class _Store:
             before = records.get((ns, parent), {}) if parent else {}
             # a channel the source wrote at this checkpoint is written again; the rest is inherited
             changed = {ch: v for ch, v in tup.checkpoint["channel_versions"].items() if before.get(ch) != mine.get(ch)}
-            yield from self.put(config, tup.checkpoint, tup.metadata, changed, cache)
-        writes = [self._event("lg_writes", p) for (p,) in (yield db.Query(_WRITES_OF_THREAD, (source,)))]
-        if writes:
-            yield db.Query(db.APPEND_EVENTS, (target, _json(writes), self.tenant))
+            stored = yield from self.put(config, tup.checkpoint, tup.metadata, changed, cache)
+            for event, values in writes:
+                yield from self.put_writes(stored, values, event["task_id"], event.get("task_path", ""))
         yield db.End
-        self.cache.update(cache)
 
 
 def next_version(current: str | int | None) -> str:
-    """PostgresSaver's channel versions: a zero-padded counter and a random fraction, so versions
-    written on two forks of one thread never compare equal."""
+    """A channel's next version: a zero-padded counter (so versions compare as strings) and a
+    random fraction, so versions written on two forks of one thread never compare equal (as
+    PostgresSaver's, with 12 digits instead of 32 and 6 decimals instead of 16: a version is
+    written some ten times per checkpoint)."""
     number = 0 if current is None else current if isinstance(current, int) else int(str(current).split(".")[0])
-    return f"{number + 1:032}.{random.random():016}"
+    return f"{number + 1:012}.{random.random():.6f}"
 
 
 def _conn_params(conn: psycopg.Connection | psycopg.AsyncConnection) -> dict[str, Any]:
@@ -574,7 +700,7 @@ class PgctxSaver(BaseCheckpointSaver[str]):
                 return db.run(self.conn, op)
             finally:
                 if outer:  # what it cached names seqs of the caller's transaction, which may roll back
-                    self._store.cache.clear()
+                    self._store.forget()
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         conf = config["configurable"]
@@ -678,7 +804,7 @@ class AsyncPgctxSaver(BaseCheckpointSaver[str]):
                 return await db.run(self.conn, op)
             finally:
                 if outer:  # as PgctxSaver._run
-                    self._store.cache.clear()
+                    self._store.forget()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         conf = config["configurable"]
