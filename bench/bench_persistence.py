@@ -1,7 +1,7 @@
-"""Per-turn persistence: pgctx.append_many against LangGraph's PostgresSaver.put().
+"""Per-turn persistence: pgctx.append_many vs PostgresSaver.put(), and PgctxSaver vs PostgresSaver.
 
-    python bench/bench_persistence.py [--quick] [--turns N] [--block B] [--max-busy CPUS] [--max-disk MBPS]
-                                      [--note TEXT] [--out PATH]
+    python bench/bench_persistence.py [--quick] [--turns N] [--steps N] [--reads N] [--block B]
+                                      [--max-busy CPUS] [--max-disk MBPS] [--note TEXT] [--out PATH]
 
 (needs the bench extra: ``pip install -e '.[bench]'``, which brings langgraph-checkpoint-postgres.)
 
@@ -35,6 +35,20 @@ Storage per thread is measured apart, in two more databases: K threads per H, ea
 turn (H/2 turns of one append_many / one put each) to H messages; the figure is the growth of
 pg_total_relation_size (heap + TOAST + indexes) of the system's tables, divided by K.
 
+Then the same comparison for the two LangGraph checkpointers, PgctxSaver (pgctx.integrations.langgraph,
+in a pgctx-migrated database) and PostgresSaver (in one set up by .setup()), in four more databases
+of the same server. A *step* is what a MessagesState graph's loop writes for one turn of its node:
+``put_writes(parent_config, [("messages", [user, assistant])], task_id, task_path)``, then
+``put(parent_config, checkpoint, metadata, {"messages": version})`` whose ``messages`` is the whole
+list, built as ``parent's list + [user, assistant]`` from the same message objects (what lets
+PgctxSaver write only the delta). put_writes + put are timed together, one step per thread holding
+H messages, in alternating blocks as above. PgctxSaver writes the delta only when its cache (the
+last 256 checkpoints it put or read) holds the parent -- as a graph's loop has it -- so each
+pair's threads are built (one put of H messages each) right before the pair, by the saver instance
+that times them; built all at once, most parents would have left the cache by their step. Storage
+per thread: K threads per saver grown step by step to H messages, table growth / K; then
+``get_tuple`` (latest checkpoint) of those threads, in alternating blocks.
+
 The results are printed and written to bench/results/persistence.md.
 """
 
@@ -61,16 +75,18 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import psycopg  # noqa: E402
-from psycopg.rows import dict_row  # noqa: E402
+from psycopg.rows import dict_row, tuple_row  # noqa: E402
 
 import pgctx  # noqa: E402
 from pgctx.embedded import EmbeddedPostgres  # noqa: E402
-from machine import cpu_model
+from machine import code_state, cpu_model, met  # noqa: E402
 
 try:
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-    from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
+    from langgraph.checkpoint.base import BaseCheckpointSaver, create_checkpoint, empty_checkpoint
     from langgraph.checkpoint.postgres import PostgresSaver
+
+    from pgctx.integrations.langgraph import PgctxSaver
 except ImportError as exc:  # pragma: no cover - depends on the environment
     sys.exit(f"bench_persistence needs langgraph-checkpoint-postgres: pip install -e '.[bench]' ({exc})")
 
@@ -150,7 +166,7 @@ class LGThread:
     step: int
 
 
-def lg_first(saver: PostgresSaver, thread_id: str, messages: list) -> LGThread:
+def lg_first(saver: BaseCheckpointSaver, thread_id: str, messages: list) -> LGThread:
     """A thread whose latest checkpoint holds ``messages`` (one put)."""
     version = saver.get_next_version(None, None)
     checkpoint = empty_checkpoint()
@@ -161,7 +177,7 @@ def lg_first(saver: PostgresSaver, thread_id: str, messages: list) -> LGThread:
     return LGThread(config, checkpoint, messages, version, -1)
 
 
-def lg_next(saver: PostgresSaver, thread: LGThread, new: list) -> tuple[dict, dict, dict, dict]:
+def lg_next(saver: BaseCheckpointSaver, thread: LGThread, new: list) -> tuple[dict, dict, dict, dict]:
     """put()'s arguments for the step that appends ``new`` to the thread's messages.
 
     As a graph step does: a new checkpoint id (uuid6), the messages channel's next version,
@@ -296,6 +312,60 @@ def run_block(side: Side, monitor, turns: list[Callable[[], Any]]) -> None:
 
 
 @dataclass
+class Paired:
+    """What alternating block pairs measured: one Side per system, and per kept pair the ratio of
+    the first system's block rate to the second's (= the second's mean latency over the first's)."""
+
+    sides: dict[str, Side]
+    ratios: list[float]
+    others: list[tuple[float, float]]  # (CPUs, disk MB/s) of other processes during each kept block pair
+    redone: int  # block pairs measured again because other processes were busy
+    waited: float  # seconds spent waiting for a quiet machine
+
+
+def alternate(names: tuple[str, str], total: int, block: int, first: int, last: int,
+              calls: Callable[[range], dict[str, list[Callable[[], Callable[[], Any]]]]],
+              monitor, meter: NoiseMeter, max_busy: float, max_disk: float) -> Paired:
+    """Timed blocks of ``block`` calls per system, alternating (A, B, B, A, ...), until ``total``
+    calls per system are kept; the calls of a pair are indices ``first``, ``first + 1``, ... below
+    ``last``. ``calls(indices)`` returns, per system, one untimed preparation per index that
+    returns the timed call (it may also prepare the pair, e.g. build its threads).
+
+    A block pair during which other processes used more than ``max_busy`` CPUs (or wrote more than
+    ``max_disk`` MB/s) is measured again on the next indices, after waiting for the machine to
+    calm down, as long as indices are left.
+    """
+    sides = {name: Side(name) for name in names}
+    ratios: list[float] = []
+    others: list[tuple[float, float]] = []
+    redone, waited, nxt = 0, 0.0, first
+    while len(ratios) * block < total:
+        size = min(block, total - len(ratios) * block)
+        idx = range(nxt, nxt + size)
+        nxt += size
+        prepared = calls(idx)
+        pair = {name: Side(name) for name in names}
+        order = list(names) if len(ratios) % 2 == 0 else list(reversed(names))
+        meter.start()
+        for name in order:
+            run_block(pair[name], monitor, prepared[name])
+        noise = meter.others()
+        if busy(noise, max_busy, max_disk) and nxt + block <= last:
+            redone += 1
+            print(f"  other processes used {noise[0]:.2f} CPUs and wrote {noise[1]:.1f} MB/s during a block "
+                  "pair: measuring it again", file=sys.stderr, flush=True)
+            waited += wait_for_quiet(meter, max_busy, max_disk)
+            continue
+        others.append(noise)
+        for name in names:
+            sides[name].latencies += pair[name].latencies
+            sides[name].block_rates += pair[name].block_rates
+            sides[name].wal_per_turn += pair[name].wal_per_turn
+        ratios.append(pair[names[0]].block_rates[0] / pair[names[1]].block_rates[0])
+    return Paired(sides, ratios, others, redone, waited)
+
+
+@dataclass
 class Result:
     history: int
     turns: int
@@ -363,40 +433,18 @@ def measure(history: int, turns: int, block: int, dsns: dict[str, str], monitor,
         run_block(scratch, monitor, [lambda i=i: pgctx_turn(i) for i in range(WARMUP)])
         run_block(scratch, monitor, [lambda i=i: lg_turn(i) for i in range(WARMUP)])
 
-        pgctx_side, lg_side = Side("pgctx"), Side("LangGraph")
-        ratios, others, redone = [], [], 0
-        next_thread = WARMUP
-        while len(ratios) * block < turns:
-            size = min(block, turns - len(ratios) * block)
-            idx = range(next_thread, next_thread + size)
-            next_thread += size
-            pair = {"pgctx": Side("pgctx"), "LangGraph": Side("LangGraph")}
-            order = [(pair["pgctx"], pgctx_turn), (pair["LangGraph"], lg_turn)]
-            if len(ratios) % 2:
-                order.reverse()
-            meter.start()
-            for side, make in order:
-                run_block(side, monitor, [lambda i=i, make=make: make(i) for i in idx])
-            noise = meter.others()
-            if busy(noise, max_busy, max_disk) and next_thread + block <= count:
-                redone += 1
-                print(f"  other processes used {noise[0]:.2f} CPUs and wrote {noise[1]:.1f} MB/s during a block "
-                      "pair: measuring it again", file=sys.stderr, flush=True)
-                waited += wait_for_quiet(meter, max_busy, max_disk)
-                continue
-            others.append(noise)
-            for mine, theirs in ((pgctx_side, pair["pgctx"]), (lg_side, pair["LangGraph"])):
-                mine.latencies += theirs.latencies
-                mine.block_rates += theirs.block_rates
-                mine.wal_per_turn += theirs.wal_per_turn
-            ratios.append(pair["pgctx"].block_rates[0] / pair["LangGraph"].block_rates[0])
+        paired = alternate(("pgctx", "LangGraph"), turns, block, WARMUP, count,
+                           lambda idx: {"pgctx": [lambda i=i: pgctx_turn(i) for i in idx],
+                                        "LangGraph": [lambda i=i: lg_turn(i) for i in idx]},
+                           monitor, meter, max_busy, max_disk)
 
         # Sanity: every timed turn wrote what it should.
         n_events = pc.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = %s", (cids[0],)).fetchone()[0]
         assert n_events == history + 2, (n_events, history)
         row = lg.execute("SELECT count(*) AS n FROM checkpoints WHERE thread_id = %s", (f"h{history}-t0",)).fetchone()
         assert row["n"] == 2, row
-        return Result(history, turns, pgctx_side, lg_side, ratios, len(blob), serde, others, redone, waited)
+        return Result(history, turns, paired.sides["pgctx"], paired.sides["LangGraph"], paired.ratios, len(blob),
+                      serde, paired.others, paired.redone, waited + paired.waited)
     finally:
         pc.close()
         lg.close()
@@ -451,6 +499,169 @@ def storage(history: int, threads: int, dsns: dict[str, str], seed: int) -> Stor
     return Storage(history, threads, pgctx_bytes, lg_bytes, blobs["raw"], blobs["stored"])
 
 
+# ---- LangGraph checkpointers: PgctxSaver against PostgresSaver ---------------------------------
+
+SAVERS = ("PgctxSaver", "PostgresSaver")
+SAVER_DBS = {"PgctxSaver": "saver_pgctx_bench", "PostgresSaver": "saver_postgres_bench"}
+SAVER_STORE_DBS = {"PgctxSaver": "saver_pgctx_storage", "PostgresSaver": "saver_postgres_storage"}
+SAVER_TABLES = {"PgctxSaver": ("pgctx.events", "pgctx.conversations"),
+                "PostgresSaver": ("checkpoints", "checkpoint_blobs", "checkpoint_writes")}
+SAVER_SIZE = {"PgctxSaver": PGCTX_SIZE, "PostgresSaver": LANGGRAPH_SIZE}
+TASK_PATH = "~__pregel_pull, chatbot"  # a graph's task path for its node "chatbot" (task_path_str)
+STEP_GOAL = 10.0  # at 1,000 messages: PostgresSaver's p50 per step over PgctxSaver's
+STORAGE_GOAL = 50.0  # at 1,000 messages: PostgresSaver's storage per thread over PgctxSaver's
+FLAT = 1.5  # "flat": PgctxSaver's figure at 1,000 messages at most FLAT x its figure at 10
+
+
+def saver_open(name: str, dsn: str) -> tuple[psycopg.Connection, BaseCheckpointSaver]:
+    """A connection opened as the saver's from_conn_string opens it, and the saver on it."""
+    if name == "PgctxSaver":
+        conn = psycopg.connect(dsn, autocommit=True)
+        return conn, PgctxSaver(conn)
+    conn = psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+    return conn, PostgresSaver(conn)
+
+
+def scalar(conn: psycopg.Connection, sql: str, params: tuple = ()) -> Any:
+    """One value, whatever row factory the connection has (PostgresSaver's is dict_row)."""
+    with conn.cursor(row_factory=tuple_row) as cur:
+        return cur.execute(sql, params).fetchone()[0]
+
+
+def graph_step(saver: BaseCheckpointSaver, thread: LGThread, new: list) -> Callable[[], None]:
+    """One step of a MessagesState graph's node appending ``new`` (a user message and the reply),
+    prepared untimed; returns the timed call. The node's writes go to the parent checkpoint
+    (put_writes), then put() stores the next checkpoint, whose ``messages`` is the whole list:
+    the parent's list plus ``new``, the same message objects (lg_next), as add_messages keeps them
+    -- PgctxSaver recognises the parent's messages by identity and writes only ``new``."""
+    args = lg_next(saver, thread, new)
+    task_id = str(uuid.uuid4())
+
+    def call() -> None:
+        saver.put_writes(thread.config, [("messages", new)], task_id, TASK_PATH)
+        lg_advance(thread, saver.put(*args), args[1], args[3])
+
+    return call
+
+
+def vacuum_analyze(conns: dict[str, psycopg.Connection]) -> None:
+    for name, conn in conns.items():
+        for table in SAVER_TABLES[name]:
+            conn.execute(f"VACUUM ANALYZE {table}")
+
+
+@dataclass
+class StepResult:
+    history: int
+    steps: Paired  # put_writes + put per step; ratios: PgctxSaver's block rate / PostgresSaver's
+    pgctx_kinds: dict[str, int]  # events of one timed thread by kind: its build and its step
+
+
+def measure_steps(history: int, steps: int, block: int, dsns: dict[str, str], monitor, seed: int,
+                  meter: NoiseMeter, max_busy: float, max_disk: float) -> StepResult:
+    """One timed step per thread holding H messages, the two savers in alternating blocks.
+
+    A pair's threads are built right before it (one untimed put of H messages each) by the saver
+    instance that then times their step: PgctxSaver writes only a step's delta when its cache (the
+    last 256 checkpoints it put or read) holds the parent, as it does in a graph (the previous step,
+    or the get_tuple a run starts with), and a pair leaves at most 2 * block checkpoints pending.
+    Building all threads first would push the early ones out of that cache. Then VACUUM ANALYZE
+    (plans for the tables as they are; autovacuum has no reason to start during the blocks) and
+    CHECKPOINT (each step's first page writes carry full-page images, as in the append_many
+    comparison).
+    """
+    spare = max(2 * block, steps // 2)
+    count = WARMUP + steps + spare
+    hist_texts = texts(history, seed + 3)
+    history_messages = lc_messages(list(zip(hist_texts[0::2], hist_texts[1::2])))
+    new_texts = texts(2 * count, seed + 4)
+    new_pairs = list(zip(new_texts[0::2], new_texts[1::2]))
+    opened = {name: saver_open(name, dsns[SAVER_DBS[name]]) for name in SAVERS}
+    conns = {name: conn for name, (conn, _) in opened.items()}
+    savers = {name: saver for name, (_, saver) in opened.items()}
+    threads: dict[str, dict[int, LGThread]] = {name: {} for name in SAVERS}
+
+    def prepare(idx: range) -> dict[str, list[Callable[[], Callable[[], None]]]]:
+        for name in SAVERS:
+            for i in idx:
+                threads[name][i] = lg_first(savers[name], f"h{history}-t{i}", history_messages)
+        vacuum_analyze(conns)
+        monitor.execute("CHECKPOINT")
+        return {name: [lambda name=name, i=i: graph_step(savers[name], threads[name][i], lc_messages([new_pairs[i]]))
+                       for i in idx] for name in SAVERS}
+
+    try:
+        warm = prepare(range(WARMUP))
+        for name in SAVERS:
+            run_block(Side("warm-up"), monitor, warm[name])
+        paired = alternate(SAVERS, steps, block, WARMUP, count, prepare, monitor, meter, max_busy, max_disk)
+
+        # Sanity: the first timed thread of each saver reads back as built plus its step.
+        for name in SAVERS:
+            thread = threads[name][WARMUP]
+            tup = savers[name].get_tuple({"configurable": {"thread_id": f"h{history}-t{WARMUP}", "checkpoint_ns": ""}})
+            assert [m.id for m in tup.checkpoint["channel_values"]["messages"]] == [m.id for m in thread.messages]
+            assert len(thread.messages) == history + 2, (name, len(thread.messages))
+        kinds = dict(conns["PgctxSaver"].execute(
+            "SELECT kind, count(*) FROM pgctx.events WHERE conversation_id = %s GROUP BY kind ORDER BY kind",
+            (f"h{history}-t{WARMUP}",)).fetchall())
+        return StepResult(history, paired, kinds)
+    finally:
+        for conn in conns.values():
+            conn.close()
+
+
+@dataclass
+class SaverStorage:
+    history: int
+    threads: int
+    bytes: dict[str, float]  # table growth per thread, by saver
+    reads: Paired  # get_tuple of these threads' latest checkpoints; ratios: PgctxSaver's rate / PostgresSaver's
+
+
+def saver_storage(history: int, threads: int, reads: int, block: int, dsns: dict[str, str], monitor, seed: int,
+                  meter: NoiseMeter, max_busy: float, max_disk: float) -> SaverStorage:
+    """K threads per saver grown step by step (graph_step: put_writes + put) to H messages, in a
+    database holding only these threads: the growth of the saver's tables / K. Then get_tuple
+    (no checkpoint_id: the latest checkpoint) of those threads, round robin, in alternating
+    blocks: a thread grown turn by turn is what a graph reads, and for PgctxSaver the
+    longest chain of deltas to rebuild. get_tuple always reads the database (PgctxSaver's cache
+    only spares a put the read of its parent), so the savers that grew the threads time it."""
+    all_texts = texts(history, seed + 5)
+    pairs = list(zip(all_texts[0::2], all_texts[1::2]))
+    opened = {name: saver_open(name, dsns[SAVER_STORE_DBS[name]]) for name in SAVERS}
+    conns = {name: conn for name, (conn, _) in opened.items()}
+    savers = {name: saver for name, (_, saver) in opened.items()}
+    grown: dict[str, list[LGThread]] = {name: [] for name in SAVERS}
+    try:
+        sizes = {}
+        for name in SAVERS:
+            before = scalar(conns[name], SAVER_SIZE[name])
+            for k in range(threads):
+                thread = lg_first(savers[name], f"store-h{history}-t{k}", lc_messages(pairs[:1]))
+                for pair in pairs[1:]:
+                    graph_step(savers[name], thread, lc_messages([pair]))()
+                grown[name].append(thread)
+            sizes[name] = (scalar(conns[name], SAVER_SIZE[name]) - before) / threads
+        vacuum_analyze(conns)
+
+        def latest(name: str, k: int) -> Callable[[], Any]:
+            config = {"configurable": {"thread_id": f"store-h{history}-t{k % threads}", "checkpoint_ns": ""}}
+            return lambda: savers[name].get_tuple(config)
+
+        paired = alternate(SAVERS, reads, block, 0, 2 * reads,
+                           lambda idx: {name: [lambda name=name, k=k: latest(name, k) for k in idx] for name in SAVERS},
+                           monitor, meter, max_busy, max_disk)
+        for name in SAVERS:  # Sanity: what get_tuple returns is what the steps stored.
+            tup = latest(name, 0)()
+            assert [m.id for m in tup.checkpoint["channel_values"]["messages"]] == [m.id for m in grown[name][0].messages]
+            assert len(grown[name][0].messages) == history, (name, len(grown[name][0].messages))
+        return SaverStorage(history, threads, sizes, paired)
+    finally:
+        for conn in conns.values():
+            conn.close()
+
+
 # ---- report -------------------------------------------------------------------------------------
 
 def human(n: float) -> str:
@@ -486,21 +697,123 @@ def versions() -> str:
     return ", ".join(out)
 
 
-def pgctx_source() -> str:
-    """The commit of the pgctx code measured, and whether its working tree differs from it."""
-    import subprocess
+def saver_report(steps: list[StepResult], stores: list[SaverStorage], info: dict[str, Any]) -> list[str]:
+    """The section on the LangGraph checkpointers, with the issue's targets."""
+    def p50(paired: Paired, name: str) -> float:
+        return paired.sides[name].p(0.5)
 
-    try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "pgctx", "sql", "migrations"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return f"pgctx {importlib_metadata.version('pgctx')}"
-    return f"pgctx at commit {head}" + (" plus uncommitted changes to pgctx/, sql/ or migrations/" if dirty else "")
+    def step_ratio(r: StepResult) -> float:
+        return p50(r.steps, "PostgresSaver") / p50(r.steps, "PgctxSaver")
+
+    step_at = {r.history: r for r in steps}
+    store_at = {s.history: s for s in stores}
+    lo, hi = min(HISTORIES), max(HISTORIES)
+    speedup = step_ratio(step_at[hi])
+    smaller = store_at[hi].bytes["PostgresSaver"] / store_at[hi].bytes["PgctxSaver"]
+    write_flat = p50(step_at[hi].steps, "PgctxSaver") / p50(step_at[lo].steps, "PgctxSaver")
+    per_message = {s.history: s.bytes["PgctxSaver"] / s.history for s in stores}
+    storage_flat = per_message[hi] / per_message[lo]
+    lines = [
+        "",
+        "## LangGraph checkpointers: PgctxSaver vs PostgresSaver",
+        "",
+        "A step = what a `MessagesState` graph's loop writes for one turn of its node: "
+        "`put_writes(parent_config, [(\"messages\", [user, assistant])], task_id, task_path)`, then "
+        "`put(parent_config, checkpoint, metadata, {\"messages\": version})` with the checkpoint's `messages` the "
+        "whole list (H + 2 messages of ~200 characters). Both savers in this run, in alternating blocks; p50 / p95 "
+        "over every timed step; ratio = PostgresSaver's p50 / PgctxSaver's.",
+        "",
+        "| messages in thread | PgctxSaver step p50 / p95 ms | PostgresSaver step p50 / p95 ms | ratio "
+        "| WAL per step, PgctxSaver | WAL per step, PostgresSaver |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in steps:
+        pg, lg = r.steps.sides["PgctxSaver"], r.steps.sides["PostgresSaver"]
+        lines.append(
+            f"| {r.history:,} | {pg.p(0.5) * 1000:.2f} / {pg.p(0.95) * 1000:.2f} "
+            f"| {lg.p(0.5) * 1000:.2f} / {lg.p(0.95) * 1000:.2f} | {step_ratio(r):.1f}x "
+            f"| {human(statistics.median(pg.wal_per_turn))} | {human(statistics.median(lg.wal_per_turn))} |")
+    lines += [
+        "",
+        "Storage per thread grown step by step to H messages, and `get_tuple` (latest checkpoint) of those threads:",
+        "",
+        "| messages in thread | PgctxSaver | per message | PostgresSaver | PostgresSaver / PgctxSaver "
+        "| get_tuple p50 / p95 ms, PgctxSaver | get_tuple p50 / p95 ms, PostgresSaver | get_tuple ratio "
+        "| threads measured |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in stores:
+        pg, lg = s.reads.sides["PgctxSaver"], s.reads.sides["PostgresSaver"]
+        lines.append(
+            f"| {s.history:,} | {human(s.bytes['PgctxSaver'])} | {human(per_message[s.history])} "
+            f"| {human(s.bytes['PostgresSaver'])} | {s.bytes['PostgresSaver'] / s.bytes['PgctxSaver']:.1f}x "
+            f"| {pg.p(0.5) * 1000:.2f} / {pg.p(0.95) * 1000:.2f} | {lg.p(0.5) * 1000:.2f} / {lg.p(0.95) * 1000:.2f} "
+            f"| {lg.p(0.5) / pg.p(0.5):.2f}x | {s.threads} |")
+    lines += [
+        "",
+        f"Targets, at {hi:,} messages, measured in this run:",
+        "",
+        f"- per-step checkpoint write (put_writes + put) >= {STEP_GOAL:g}x faster than PostgresSaver: "
+        f"{speedup:.1f}x, {met(speedup >= STEP_GOAL)}",
+        f"- storage per thread >= {STORAGE_GOAL:g}x smaller: {smaller:.1f}x, {met(smaller >= STORAGE_GOAL)}",
+        f"- per-step write flat from {lo} to {hi:,} messages (PgctxSaver's p50 at {hi:,} / at {lo}, at most "
+        f"{FLAT:g}x): {write_flat:.2f}x, {met(write_flat <= FLAT)}",
+        f"- storage flat (PgctxSaver's bytes per message at {hi:,} / at {lo}, at most {FLAT:g}x): "
+        f"{storage_flat:.2f}x, {met(storage_flat <= FLAT)}",
+        "",
+        "### Method",
+        "",
+        f"- `PgctxSaver(conn)` (pgctx.integrations.langgraph) on an autocommit connection, as "
+        "`PgctxSaver.from_conn_string` opens one, in a database migrated with `pgctx.migrate`; `PostgresSaver(conn)` "
+        "on a connection opened as in the comparison above, in a database set up by `.setup()`. Each saver in its "
+        f"own database of the server above (`{SAVER_DBS['PgctxSaver']}`, `{SAVER_DBS['PostgresSaver']}`; storage "
+        f"and get_tuple: `{SAVER_STORE_DBS['PgctxSaver']}`, `{SAVER_STORE_DBS['PostgresSaver']}`).",
+        "- A step's arguments are built before the clock starts, as the comparison above builds put()'s (a uuid6 "
+        "checkpoint id, the next version from the saver's `get_next_version`, versions_seen of the node, metadata "
+        "`{\"source\": \"loop\", \"step\": n, \"parents\": {}}`), plus a uuid4 task id and the task path "
+        f"`{TASK_PATH}`; the new list is the parent's list + the two new messages, the same message objects, "
+        "as add_messages leaves them: PgctxSaver compares the parent's messages with the new list (by identity "
+        "first) and writes only what was added.",
+        f"- Steps: {info['steps']} timed steps per saver and history size in alternating blocks of {info['block']}, "
+        f"after {WARMUP} untimed warm-up steps each; one step per thread, every thread holding exactly H messages "
+        "(built by one put of H messages). A pair's threads are built right before it by the saver instance that "
+        "then times their step: PgctxSaver finds the parent in its cache of the last 256 checkpoints it put or "
+        "read, as in a graph (the previous step, or the get_tuple a run starts with); built all at once, the "
+        "early threads would have left the cache. Before each pair: VACUUM ANALYZE of the savers' tables and a "
+        "CHECKPOINT (full-page images on each step's first writes, as above).",
+        "- What one timed thread holds after its build and step, PgctxSaver events by kind: "
+        + "; ".join(f"H={r.history}: " + ", ".join(f"{k} {n}" for k, n in r.pgctx_kinds.items()) for r in steps)
+        + ". PostgresSaver's step writes one checkpoint_writes row (the two messages), one checkpoint_blobs row "
+        "(the whole list, serialized) and one checkpoints row.",
+        "- Storage: K threads per saver and H in a database holding only these threads, each grown from a put of "
+        "its first 2 messages by H/2 - 1 steps as above; the growth of pg_total_relation_size (heap + TOAST + "
+        "indexes) of every table of schema pgctx (pgctx.events, pgctx.conversations, ...) resp. checkpoints + "
+        "checkpoint_blobs + checkpoint_writes, divided by K. PostgresSaver keeps every checkpoint's blob.",
+        f"- get_tuple: {info['reads']} calls per saver and H, `get_tuple({{thread_id, checkpoint_ns}})` (no "
+        "checkpoint_id: the latest checkpoint) of the storage threads round robin, in alternating blocks after a "
+        "VACUUM ANALYZE; both return the thread's H messages (checked). A get_tuple always reads the database.",
+        f"- \"Flat\" is this benchmark's reading of the issue: at most {FLAT:g}x from {lo} to {hi:,} messages "
+        "(100x the history).",
+        "- LangGraph's opt-in `DeltaChannel` (beta in langgraph 1.2) is not used: MessagesState's `messages` is the "
+        "default add_messages channel, which PostgresSaver stores whole at every step.",
+        "- Noise, as above: block pairs redone, steps: " + ", ".join(f"H={r.history}: {r.steps.redone}" for r in steps)
+        + "; get_tuple: " + ", ".join(f"H={s.history}: {s.reads.redone}" for s in stores)
+        + "; other processes during the kept pairs, max CPUs / MB/s written: "
+        + ", ".join(f"H={r.history}: {max(o[0] for o in r.steps.others):.2f} / {max(o[1] for o in r.steps.others):.1f}"
+                    for r in steps)
+        + f"; waited {sum(r.steps.waited for r in steps) + sum(s.reads.waited for s in stores):.0f} s for quiet.",
+        "- PostgresSaver / PgctxSaver per block pair (ratio of mean step latencies, min-max): " + "; ".join(
+            f"H={r.history}: {min(r.steps.ratios):.1f}-{max(r.steps.ratios):.1f}x" for r in steps) + ".",
+    ]
+    if any(busy(o, info["max_busy"], info["max_disk"]) for r in [*(x.steps for x in steps), *(x.reads for x in stores)]
+           for o in r.others):
+        lines.append("- **The machine stayed busy** during some kept block pairs of this section (spare threads ran "
+                     "out); rerun on a quiet machine before quoting these figures.")
+    return lines
 
 
-def report(results: list[Result], stores: list[Storage], info: dict[str, Any]) -> str:
+def report(results: list[Result], stores: list[Storage], saver_steps: list[StepResult],
+           saver_stores: list[SaverStorage], info: dict[str, Any]) -> str:
     lines = [
         "# Per-turn persistence: pgctx vs LangGraph's PostgresSaver.put()",
         "",
@@ -600,14 +913,21 @@ def report(results: list[Result], stores: list[Storage], info: dict[str, Any]) -
         lines.append(f"- {info['note']}")
     lines.append("- Speedup per block pair (min-max): " + "; ".join(
         f"H={r.history}: {min(r.ratios):.1f}-{max(r.ratios):.1f}x" for r in results) + ".")
+    lines += saver_report(saver_steps, saver_stores, info)
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="200 turns per history size (default 1000)")
+    parser.add_argument("--quick", action="store_true",
+                        help="200 turns, 100 saver steps and 50 get_tuple calls per history size, and fewer "
+                             "storage threads (default 1000, 500, 200)")
     parser.add_argument("--turns", type=int, help="timed turns per system and history size")
-    parser.add_argument("--block", type=int, default=50, help="turns per alternating block (default 50)")
+    parser.add_argument("--steps", type=int, help="timed checkpointer steps per saver and history size")
+    parser.add_argument("--reads", type=int, help="timed get_tuple calls per saver and history size")
+    parser.add_argument("--block", type=int, default=50,
+                        help="turns (steps, get_tuple calls) per alternating block (default 50; below 128, so a "
+                             "pair's checkpoints stay in PgctxSaver's cache of 256)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--max-busy", type=float, default=0.25,
                         help="CPUs other processes may use: the benchmark waits (at most 15 min) for a machine "
@@ -620,6 +940,11 @@ def main() -> None:
     args = parser.parse_args()
     turns = args.turns or (200 if args.quick else 1000)
     store_turns = 400 if args.quick else 1000  # per history size and system, K = turns / (H/2)
+    steps = args.steps or (100 if args.quick else 500)
+    reads = args.reads or (50 if args.quick else 200)
+    store_steps = 400 if args.quick else 2000  # per history size and saver, K = steps / (H/2)
+    if not 0 < args.block < 128:
+        parser.error("--block must be between 1 and 127")
 
     started = time.time()
     waited_start = wait_for_quiet(NoiseMeter(), args.max_busy, args.max_disk)
@@ -627,14 +952,16 @@ def main() -> None:
     try:
         admin_dsn = server.superuser_dsn("postgres")
         with psycopg.connect(admin_dsn, autocommit=True) as admin:
-            for db in (PGCTX_DB, LANGGRAPH_DB, PGCTX_STORE_DB, LANGGRAPH_STORE_DB):
+            for db in (PGCTX_DB, LANGGRAPH_DB, PGCTX_STORE_DB, LANGGRAPH_STORE_DB, *SAVER_DBS.values(),
+                       *SAVER_STORE_DBS.values()):
                 admin.execute(f"CREATE DATABASE {db}")
         dsns = {"pgctx": server.superuser_dsn(PGCTX_DB), "langgraph": server.superuser_dsn(LANGGRAPH_DB),
                 "pgctx_store": server.superuser_dsn(PGCTX_STORE_DB),
                 "langgraph_store": server.superuser_dsn(LANGGRAPH_STORE_DB)}
-        for key in ("pgctx", "pgctx_store"):
+        dsns.update({db: server.superuser_dsn(db) for db in (*SAVER_DBS.values(), *SAVER_STORE_DBS.values())})
+        for key in ("pgctx", "pgctx_store", SAVER_DBS["PgctxSaver"], SAVER_STORE_DBS["PgctxSaver"]):
             pgctx.migrate(dsns[key])
-        for key in ("langgraph", "langgraph_store"):
+        for key in ("langgraph", "langgraph_store", SAVER_DBS["PostgresSaver"], SAVER_STORE_DBS["PostgresSaver"]):
             with psycopg.connect(dsns[key], autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
                 PostgresSaver(conn).setup()
 
@@ -661,6 +988,18 @@ def main() -> None:
                 threads = max(1, store_turns // (history // 2))
                 print(f"storage, {history} messages: {threads} threads per system ...", file=sys.stderr, flush=True)
                 stores.append(storage(history, threads, dsns, args.seed))
+            saver_steps = []
+            for history in HISTORIES:
+                print(f"checkpointers, history {history}: {steps} steps per saver ...", file=sys.stderr, flush=True)
+                saver_steps.append(measure_steps(history, steps, args.block, dsns, monitor, args.seed, meter,
+                                                 args.max_busy, args.max_disk))
+            saver_stores = []
+            for history in HISTORIES:
+                threads = max(1, store_steps // (history // 2))
+                print(f"checkpointers, storage and get_tuple, {history} messages: {threads} threads per saver ...",
+                      file=sys.stderr, flush=True)
+                saver_stores.append(saver_storage(history, threads, reads, args.block, dsns, monitor, args.seed,
+                                                  meter, args.max_busy, args.max_disk))
     finally:
         server.stop()
 
@@ -673,8 +1012,10 @@ def main() -> None:
                    f"synchronous_commit={settings['synchronous_commit']}, wal_sync_method={settings['wal_sync_method']}, "
                    f"full_page_writes={settings['full_page_writes']}, shared_buffers={int(settings['shared_buffers']) * int(settings['block_size']) // (1 << 20)} MB, "
                    f"max_wal_size={settings['max_wal_size']} MB"),
-        "versions": f"{pgctx_source()}; {versions()}",
+        "versions": f"pgctx at {code_state()}; {versions()}",
         "turns": turns,
+        "steps": steps,
+        "reads": reads,
         "block": args.block,
         "pgctx_append": (f"per-event token counts are computed by append_many (pgctx.events columns {', '.join(token_cols)}) "
                          "and are part of the timed call." if token_cols else
@@ -686,7 +1027,7 @@ def main() -> None:
         "note": args.note,
         "floor": floor,
     }
-    text = report(results, stores, info)
+    text = report(results, stores, saver_steps, saver_stores, info)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
