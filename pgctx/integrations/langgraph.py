@@ -69,7 +69,7 @@ MESSAGE_KINDS = {"human": "user", "ai": "assistant", "system": "system", "tool":
 # message classes stored as their non-default fields in JSON (others go through the serde)
 MESSAGE_CLASSES = {cls.__name__: cls for cls in (HumanMessage, AIMessage, SystemMessage, ToolMessage)}
 CACHE_SIZE = 256  # checkpoints whose channel records (and message lists) a saver remembers
-WRITTEN_SIZE = 4096  # messages of pending writes a saver remembers, so a put can point at them
+STORED_SIZE = 4096  # message events a saver remembers, so a write and a put of one message share one
 _MISSING = object()
 
 _LATEST = ("SELECT seq, payload FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND checkpoint_ns = %s"
@@ -235,20 +235,22 @@ def _absolute(holder: int, record: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Batch:
-    """The events of one append_events call; a reference to one of them is written relative to
-    the event that holds it (seqs are known only once appended), and resolved once appended."""
+    """The events of one append_events call. A reference is an absolute seq (an event appended
+    before) or ("batch", index) for one of these; stored, the latter is written relative to the
+    event that holds it (seqs are known only once appended)."""
 
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
+        self.messages: list[tuple[int, BaseMessage]] = []  # (index, message) of the messages appended
 
-    def add(self, events: list[dict[str, Any]]) -> int:
-        """Append ``events``; the index of the first."""
+    def add(self, events: list[dict[str, Any]]) -> tuple[str, int]:
+        """Append ``events``; a reference to the first."""
         self.events += events
-        return len(self.events) - len(events)
+        return ("batch", len(self.events) - len(events))
 
     @staticmethod
-    def relative(index: int, holder: int) -> int:
-        return index - holder
+    def stored(ref: Any, holder: int) -> int:
+        return ref[1] - holder if isinstance(ref, tuple) else ref
 
 
 class _Store:
@@ -259,11 +261,11 @@ class _Store:
         self.tenant = tenant
         self.counter = counter
         self.cache = _Cache(CACHE_SIZE)  # (thread, ns, checkpoint id) -> _State
-        self.written = _Cache(WRITTEN_SIZE)  # (thread, message id) -> (seq, message) of a pending write
+        self.stored = _Cache(STORED_SIZE)  # (thread, message id) -> (seq, message): its message event
 
     def forget(self) -> None:
         self.cache.clear()
-        self.written.clear()
+        self.stored.clear()
 
     # --- encoding --------------------------------------------------------------------------
 
@@ -325,6 +327,21 @@ class _Store:
         if lg.get("content") == "text":
             m = m.model_copy(update={"content": payload.get("text", "")})
         return m
+
+    def _message_ref(self, batch: _Batch, thread_id: str, m: BaseMessage, ns: str, channel: str, new: bool) -> Any:
+        """The message event of ``m``: the one this saver appended for it already (a node's write
+        and the checkpoint that takes it into the state carry the same message, in either order:
+        LangGraph's background put may overtake the write), or new events in ``batch``."""
+        known = self.stored.get((thread_id, m.id))
+        if known is not None and (known[1] is m or known[1] == m):
+            return known[0]
+        ref = batch.add(self._message_events(m, ns, channel, new=new))
+        batch.messages.append((ref[1], m))
+        return ref
+
+    def _remember(self, thread_id: str, batch: _Batch, rows: list[tuple[Any, ...]]) -> None:
+        for index, m in batch.messages:
+            self.stored.put((thread_id, m.id), (rows[index][1], m))
 
     @staticmethod
     def _written_messages(value: Any) -> list[BaseMessage] | None:
@@ -493,12 +510,8 @@ class _Store:
             if delta is not None:
                 dropped, changed, appended = delta
                 refs: list[Any] = []
-                for m, new in [(m, False) for m in changed] + [(m, True) for m in appended]:
-                    written = self.written.get((thread_id, m.id))
-                    if written is not None and (written[1] is m or written[1] == m):
-                        refs.append(written[0])  # the message event its pending write appended
-                    else:
-                        refs.append(("batch", batch.add(self._message_events(m, ns, channel, new=new))))
+                refs = [self._message_ref(batch, thread_id, m, ns, channel, new)
+                        for m, new in [(m, False) for m in changed] + [(m, True) for m in appended]]
                 record: dict[str, Any] = {"add": refs}
                 if before is not None:
                     record["base"] = parent.seq  # type: ignore[union-attr]
@@ -507,25 +520,21 @@ class _Store:
                 new_messages[channel] = msgs  # type: ignore[assignment]
             else:
                 kind, data = self._dump(value)
-                record = {"at": ("batch", batch.add([self._event(
-                    "lg_channel", {"ns": ns, "channel": channel, "type": kind, "data": data})]))}
+                record = {"at": batch.add([self._event(
+                    "lg_channel", {"ns": ns, "channel": channel, "type": kind, "data": data})])}
                 if msgs is not None:
                     new_messages[channel] = msgs
             local.add(channel)
             records[channel] = record
         holder = len(batch.events)  # the checkpoint event's index in the batch
-
-        def stored(ref: Any) -> int:
-            return batch.relative(ref[1], holder) if isinstance(ref, tuple) else ref
-
         stored_records = {}
         for channel, record in records.items():
             if channel in local:
                 record = dict(record)
                 if "at" in record:
-                    record["at"] = stored(record["at"])
+                    record["at"] = batch.stored(record["at"], holder)
                 if "add" in record:
-                    record["add"] = [stored(r) for r in record["add"]]
+                    record["add"] = [batch.stored(r, holder) for r in record["add"]]
             stored_records[channel] = record
         rest = {k: v for k, v in checkpoint.items() if k not in (
             "v", "id", "ts", "channel_values", "channel_versions", "versions_seen", "updated_channels")}
@@ -539,6 +548,7 @@ class _Store:
             "metadata": get_serializable_checkpoint_metadata(config, metadata),
             "channels": stored_records})])
         rows = yield db.Query(db.APPEND_EVENTS, (thread_id, _json(batch.events), self.tenant))
+        self._remember(thread_id, batch, rows)
         seq = rows[-1][1]
         cache.put((thread_id, ns, checkpoint["id"]), _State.of(
             seq, checkpoint["channel_versions"], {ch: _absolute(seq, r) for ch, r in stored_records.items()},
@@ -554,25 +564,22 @@ class _Store:
         thread_id, ns = conf["thread_id"], conf.get("checkpoint_ns", "")
         batch = _Batch()
         stored: list[list[Any]] = []
-        carried: list[tuple[int, BaseMessage]] = []
         for idx, (channel, value) in enumerate(writes):
             msgs = self._written_messages(value)
             if msgs is None:
                 stored.append([WRITES_IDX_MAP.get(channel, idx), channel, *self._dump(value)])
                 continue
-            at = [batch.add(self._message_events(m, ns, channel, new=True)) for m in msgs]
-            carried += zip(at, msgs)
             stored.append([WRITES_IDX_MAP.get(channel, idx), channel,
-                           "lg:messages" if isinstance(value, list) else "lg:message", at])
+                           "lg:messages" if isinstance(value, list) else "lg:message",
+                           [self._message_ref(batch, thread_id, m, ns, channel, True) for m in msgs]])
         holder = len(batch.events)
         for write in stored:
             if write[2] in ("lg:message", "lg:messages"):
-                write[3] = [batch.relative(i, holder) for i in write[3]]
+                write[3] = [batch.stored(r, holder) for r in write[3]]
         batch.add([self._event("lg_writes", {"ns": ns, "checkpoint_id": conf["checkpoint_id"],
                                              "task_id": task_id, "task_path": task_path, "writes": stored})])
         rows = yield db.Query(db.APPEND_EVENTS, (thread_id, _json(batch.events), self.tenant))
-        for index, m in carried:
-            self.written.put((thread_id, m.id), (rows[index][1], m))
+        self._remember(thread_id, batch, rows)
 
     def _tombstones(self, thread_id: str, payloads: list[dict[str, Any]]) -> db.Op[None]:
         if payloads:
@@ -618,7 +625,7 @@ class _Store:
         try:
             yield from self._copy(source, target, cache, records)
         except BaseException:
-            self.written.clear()  # its put_writes remembered seqs of a transaction rolled back
+            self.stored.clear()  # it remembered message events of a transaction rolled back
             raise
         self.cache.update(cache)
 
