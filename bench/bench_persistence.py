@@ -42,10 +42,12 @@ of the same server. A *step* is what a MessagesState graph's loop writes for one
 ``put(parent_config, checkpoint, metadata, {"messages": version})`` whose ``messages`` is the whole
 list, built as ``parent's list + [user, assistant]`` from the same message objects (what lets
 PgctxSaver write only the delta). put_writes + put are timed together, one step per thread holding
-H messages, in alternating blocks as above. PgctxSaver writes the delta only when its cache (the
-last 256 checkpoints it put or read) holds the parent -- as a graph's loop has it -- so each
-pair's threads are built (one put of H messages each) right before the pair, by the saver instance
-that times them; built all at once, most parents would have left the cache by their step. Storage
+H messages, in alternating blocks as above. PgctxSaver computes the delta without reading when
+its cache (each thread's newest state, for up to 256 threads and ``cache_messages`` messages in
+all) holds the parent -- as a graph's loop has it -- so each pair's threads are built (one put of
+H messages each) right before the pair, by the saver instance that times them, with the cache
+sized to hold them (as a service sizes it to its active threads); built all at once, most parents
+would have left the cache by their step, and their step would read them first. Storage
 per thread: K threads per saver grown step by step to H messages, table growth / K; then
 ``get_tuple`` (latest checkpoint) of those threads, in alternating blocks.
 
@@ -517,7 +519,8 @@ def saver_open(name: str, dsn: str) -> tuple[psycopg.Connection, BaseCheckpointS
     """A connection opened as the saver's from_conn_string opens it, and the saver on it."""
     if name == "PgctxSaver":
         conn = psycopg.connect(dsn, autocommit=True)
-        return conn, PgctxSaver(conn)
+        # sized for a pair's threads (block <= 127 threads of <= 1,002 messages), see measure_steps
+        return conn, PgctxSaver(conn, cache_messages=128 * 1_002)
     conn = psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row)
     return conn, PostgresSaver(conn)
 
@@ -562,9 +565,10 @@ def measure_steps(history: int, steps: int, block: int, dsns: dict[str, str], mo
     """One timed step per thread holding H messages, the two savers in alternating blocks.
 
     A pair's threads are built right before it (one untimed put of H messages each) by the saver
-    instance that then times their step: PgctxSaver writes only a step's delta when its cache (the
-    last 256 checkpoints it put or read) holds the parent, as it does in a graph (the previous step,
-    or the get_tuple a run starts with), and a pair leaves at most 2 * block checkpoints pending.
+    instance that then times their step: PgctxSaver computes a step's delta without reading when its
+    cache (each thread's newest state, up to 256 threads, ``cache_messages`` messages in all) holds
+    the parent, as it does in a graph (the previous step, or the get_tuple a run starts with); a
+    pair leaves at most ``block`` threads pending per saver, and the cache is sized to hold them.
     Building all threads first would push the early ones out of that cache. Then VACUUM ANALYZE
     (plans for the tables as they are; autovacuum has no reason to start during the blocks) and
     CHECKPOINT (each step's first page writes carry full-page images, as in the append_many
@@ -777,8 +781,9 @@ def saver_report(steps: list[StepResult], stores: list[SaverStorage], info: dict
         f"- Steps: {info['steps']} timed steps per saver and history size in alternating blocks of {info['block']}, "
         f"after {WARMUP} untimed warm-up steps each; one step per thread, every thread holding exactly H messages "
         "(built by one put of H messages). A pair's threads are built right before it by the saver instance that "
-        "then times their step: PgctxSaver finds the parent in its cache of the last 256 checkpoints it put or "
-        "read, as in a graph (the previous step, or the get_tuple a run starts with); built all at once, the "
+        "then times their step: PgctxSaver finds the parent in its cache (each thread's newest state; 256 threads, "
+        "sized here to 128 x 1,002 messages), as in a graph (the previous step, or the get_tuple a run starts "
+        "with); built all at once, the "
         "early threads would have left the cache. Before each pair: VACUUM ANALYZE of the savers' tables and a "
         "CHECKPOINT (full-page images on each step's first writes, as above).",
         "- What one timed thread holds after its build and step, PgctxSaver events by kind: "
@@ -927,7 +932,7 @@ def main() -> None:
     parser.add_argument("--reads", type=int, help="timed get_tuple calls per saver and history size")
     parser.add_argument("--block", type=int, default=50,
                         help="turns (steps, get_tuple calls) per alternating block (default 50; below 128, so a "
-                             "pair's checkpoints stay in PgctxSaver's cache of 256)")
+                             "pair's threads stay in PgctxSaver's cache of 256 threads)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--max-busy", type=float, default=0.25,
                         help="CPUs other processes may use: the benchmark waits (at most 15 min) for a machine "

@@ -673,3 +673,39 @@ def test_the_docs_example_runs(dsn):
     with PgctxSaver.from_conn_string(dsn) as saver:
         messages = saver.get_tuple({"configurable": {"thread_id": "order-10086"}}).checkpoint["channel_values"]["messages"]
         assert [(m.type, m.content) for m in messages] == [("human", "Where is order 10086?"), ("ai", "It ships tomorrow.")]
+
+
+def test_a_put_whose_parent_another_saver_wrote_reads_it_and_still_writes_a_delta(dsn):
+    """The parent is not in this saver's cache (another process wrote it, or it was evicted): the
+    put reads it first, compares by equality, and writes only the new message."""
+    from langgraph.checkpoint.conformance.test_utils import generate_checkpoint, generate_config, generate_metadata
+
+    a, b = HumanMessage("a", id="a"), AIMessage("b", id="b")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        first = PgctxSaver(conn).put(generate_config("shared"), generate_checkpoint(
+            channel_values={"messages": [a]}, channel_versions={"messages": 1}), generate_metadata(), {"messages": 1})
+        other = PgctxSaver(conn, cache_messages=1)
+        second = other.put(first, generate_checkpoint(channel_values={"messages": [a, b]},
+                                                      channel_versions={"messages": 2}),
+                           generate_metadata(step=1), {"messages": 2})
+        assert conn.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = 'shared' AND payload ? 'lg'"
+                            ).fetchone()[0] == 2
+        assert conn.execute("SELECT payload->'channels'->'messages' ? 'base' FROM pgctx.events"
+                            " WHERE conversation_id = 'shared' AND kind = 'lg_checkpoint' ORDER BY seq DESC LIMIT 1"
+                            ).fetchone()[0]
+        assert PgctxSaver(conn).get_tuple(second).checkpoint["channel_values"]["messages"] == [a, b]
+
+
+def test_the_cache_is_bounded_by_entries_and_by_messages():
+    from pgctx.integrations.langgraph import _Cache
+
+    cache = _Cache(3, max_weight=10, weight=len)
+    for key, value in (("a", "xxxx"), ("b", "xxxx"), ("c", "xx")):
+        cache.put(key, value)
+    assert [cache.get(k) is not None for k in "abc"] == [True, True, True]  # 10: at the bound
+    cache.put("d", "x")  # a fourth entry: the oldest goes
+    assert cache.get("a") is None and cache.get("d") == "x"
+    cache.put("e", "xxxxxxxxx")  # 9 more: the oldest go until the weight fits
+    assert [cache.get(k) is not None for k in "bcde"] == [False, False, True, True]
+    cache.put("f", "x" * 50)  # heavier than the bound alone: kept, the rest goes
+    assert cache.get("f") is not None and cache.get("d") is None and cache.get("e") is None

@@ -68,7 +68,12 @@ log = logging.getLogger("pgctx.langgraph")
 MESSAGE_KINDS = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool_result"}
 # message classes stored as their non-default fields in JSON (others go through the serde)
 MESSAGE_CLASSES = {cls.__name__: cls for cls in (HumanMessage, AIMessage, SystemMessage, ToolMessage)}
-CACHE_SIZE = 256  # checkpoints whose channel records (and message lists) a saver remembers
+# What a saver remembers of the threads it writes, to compute a put's delta without reading its
+# parent: per (thread, namespace) its newest checkpoint's records and message lists, for at most
+# CACHE_THREADS threads holding at most CACHE_MESSAGES messages in all (the references keep those
+# messages in memory after a run ends: the bound is what a service pays for the cache).
+CACHE_THREADS = 256
+CACHE_MESSAGES = 50_000
 STORED_SIZE = 4096  # message events a saver remembers, so a write and a put of one message share one
 _MISSING = object()
 
@@ -173,6 +178,7 @@ class _State:
     """What a put needs of its parent: its event seq, channel versions, channel records (absolute
     refs) and the message lists of its message channels."""
 
+    checkpoint_id: str
     seq: int
     versions: ChannelVersions
     records: dict[str, dict[str, Any]]
@@ -180,20 +186,27 @@ class _State:
     ids: dict[str, frozenset[str]] = field(default_factory=dict)  # of each message list
 
     @classmethod
-    def of(cls, seq: int, versions: ChannelVersions, records: dict[str, dict[str, Any]],
+    def of(cls, checkpoint_id: str, seq: int, versions: ChannelVersions, records: dict[str, dict[str, Any]],
            messages: dict[str, list[BaseMessage]], ids: dict[str, frozenset[str]] | None = None) -> _State:
         ids = dict(ids or {})
         for channel, msgs in messages.items():
             if channel not in ids:
                 ids[channel] = frozenset(m.id for m in msgs)  # type: ignore[misc]
-        return cls(seq, versions, records, messages, ids)
+        return cls(checkpoint_id, seq, versions, records, messages, ids)
+
+    def weight(self) -> int:
+        return sum(len(msgs) for msgs in self.messages.values())
 
 
 class _Cache:
-    """A small thread-safe LRU map."""
+    """A small thread-safe LRU map: at most ``size`` entries and, with ``weight``, at most
+    ``max_weight`` in all (the newest entry is kept whatever its weight)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_weight: int | None = None, weight: Any = None) -> None:
         self.size = size
+        self.max_weight = max_weight
+        self._weight = weight
+        self._total = 0
         self._items: OrderedDict[Any, Any] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -206,14 +219,22 @@ class _Cache:
 
     def put(self, key: Any, value: Any) -> None:
         with self._lock:
+            if key in self._items:
+                self._total -= self._weigh(self._items[key])
             self._items[key] = value
             self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            self._total += self._weigh(value)
+            while len(self._items) > self.size or (
+                    self.max_weight is not None and self._total > self.max_weight and len(self._items) > 1):
+                self._total -= self._weigh(self._items.popitem(last=False)[1])
+
+    def _weigh(self, value: Any) -> int:
+        return self._weight(value) if self._weight else 0
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._total = 0
 
     def update(self, other: _Cache) -> None:
         for key, value in list(other._items.items()):
@@ -256,11 +277,12 @@ class _Batch:
 class _Store:
     """The saver's logic, written once as pgctx operations (:mod:`pgctx.db`) for both savers."""
 
-    def __init__(self, serde: SerializerProtocol, tenant: str | None, counter: TokenCounter) -> None:
+    def __init__(self, serde: SerializerProtocol, tenant: str | None, counter: TokenCounter,
+                 cache_messages: int = CACHE_MESSAGES) -> None:
         self.serde = serde
         self.tenant = tenant
         self.counter = counter
-        self.cache = _Cache(CACHE_SIZE)  # (thread, ns, checkpoint id) -> _State
+        self.cache = _Cache(CACHE_THREADS, cache_messages, _State.weight)  # (thread, ns) -> _State
         self.stored = _Cache(STORED_SIZE)  # (thread, message id) -> (seq, message): its message event
 
     def forget(self) -> None:
@@ -352,22 +374,24 @@ class _Store:
 
     # --- reads -----------------------------------------------------------------------------
 
-    def get(self, thread_id: str, ns: str, checkpoint_id: str | None) -> db.Op[CheckpointTuple | None]:
+    def _live(self, thread_id: str, ns: str, checkpoint_id: str | None) -> db.Op[tuple[Any, Any, Any]]:
+        """(True, seq, payload) of the live checkpoint (the newest without an id), or (False, None, None)."""
         params: tuple[Any, ...] = (thread_id, ns) + ((checkpoint_id,) if checkpoint_id else ())
         rows = yield db.Query(_LATEST.format(id=" AND checkpoint_id = %s" if checkpoint_id else ""), params)
-        if not rows:
-            return None
-        seq, payload = rows[0]
-        return (yield from self.tuple(thread_id, seq, payload))
+        return (True, *rows[0]) if rows else (False, None, None)
 
-    def tuple(self, thread_id: str, seq: int, payload: dict[str, Any]) -> db.Op[CheckpointTuple]:
-        tup, _ = yield from self._rebuild(thread_id, seq, payload)
+    def get(self, thread_id: str, ns: str, checkpoint_id: str | None) -> db.Op[CheckpointTuple | None]:
+        found, seq, payload = yield from self._live(thread_id, ns, checkpoint_id)
+        if not found:
+            return None
+        tup, _ = yield from self._rebuild(thread_id, seq, payload, remember=True)
         return tup
 
-    def _rebuild(self, thread_id: str, seq: int, payload: dict[str, Any]
+    def _rebuild(self, thread_id: str, seq: int, payload: dict[str, Any], remember: bool = False
                  ) -> db.Op[tuple[CheckpointTuple, list[tuple[dict[str, Any], list[tuple[str, Any]]]]]]:
         """The checkpoint tuple of the lg_checkpoint event ``seq``, and its write events that
-        count, each with its (channel, value) pairs."""
+        count, each with its (channel, value) pairs. ``remember``: it becomes the thread's state in
+        the cache (a get_tuple is what a run starts from; a list is not)."""
         ns, checkpoint_id = payload["ns"], payload["checkpoint_id"]
         rows = yield db.Query(_PARTS, (thread_id, seq, thread_id, ns, checkpoint_id))
         records: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
@@ -401,9 +425,10 @@ class _Store:
                 if _message_list(value) is not None:
                     messages[channel] = value
         stored = payload["checkpoint"]
-        state = _State.of(seq, stored["channel_versions"],
-                          {ch: _absolute(seq, rec) for ch, rec in payload["channels"].items()}, messages)
-        self.cache.put((thread_id, ns, checkpoint_id), state)
+        if remember:
+            self.cache.put((thread_id, ns), _State.of(
+                checkpoint_id, seq, stored["channel_versions"],
+                {ch: _absolute(seq, rec) for ch, rec in payload["channels"].items()}, messages))
         checkpoint: dict[str, Any] = {
             "v": stored["v"], "id": checkpoint_id, "ts": stored["ts"], "channel_values": values,
             "channel_versions": stored["channel_versions"], "versions_seen": stored["versions_seen"],
@@ -462,7 +487,7 @@ class _Store:
         rows = yield db.Query(sql, tuple(params) + ((limit,) if limit is not None else ()))
         out = []
         for thread_id, seq, payload in rows:
-            out.append((yield from self.tuple(thread_id, seq, payload)))
+            out.append((yield from self._rebuild(thread_id, seq, payload))[0])
         return out
 
     # --- writes ----------------------------------------------------------------------------
@@ -474,10 +499,13 @@ class _Store:
         thread_id, ns, parent_id = conf["thread_id"], conf.get("checkpoint_ns", ""), conf.get("checkpoint_id")
         parent: _State | None = None
         if parent_id:
-            parent = cache.get((thread_id, ns, parent_id)) or self.cache.get((thread_id, ns, parent_id))
-            if parent is None:  # written or read by another process: read it once
-                found = yield from self.get(thread_id, ns, parent_id)
-                parent = self.cache.get((thread_id, ns, parent_id)) if found else None
+            parent = next((p for p in (cache.get((thread_id, ns)), self.cache.get((thread_id, ns)))
+                           if p is not None and p.checkpoint_id == parent_id), None)
+            if parent is None:  # not the thread's newest known here (another process, a fork): read it
+                _, seq, payload = yield from self._live(thread_id, ns, parent_id)
+                if seq is not None:
+                    yield from self._rebuild(thread_id, seq, payload, remember=True)
+                    parent = self.cache.get((thread_id, ns))
         batch = _Batch()
         records: dict[str, dict[str, Any]] = {}
         local: set[str] = set()  # channels whose records point into this batch
@@ -550,8 +578,8 @@ class _Store:
         rows = yield db.Query(db.APPEND_EVENTS, (thread_id, _json(batch.events), self.tenant))
         self._remember(thread_id, batch, rows)
         seq = rows[-1][1]
-        cache.put((thread_id, ns, checkpoint["id"]), _State.of(
-            seq, checkpoint["channel_versions"], {ch: _absolute(seq, r) for ch, r in stored_records.items()},
+        cache.put((thread_id, ns), _State.of(
+            checkpoint["id"], seq, checkpoint["channel_versions"], {ch: _absolute(seq, r) for ch, r in stored_records.items()},
             new_messages, new_ids))
         return _config(thread_id, ns, checkpoint["id"])
 
@@ -620,12 +648,12 @@ class _Store:
         """Every live checkpoint of ``source`` put again on ``target`` (oldest first per namespace,
         so each parent is there before its children and deltas stay deltas), each followed by its
         pending writes that count, put again; one transaction."""
-        cache = _Cache(size=1 << 30)  # this copy's own: merged only once it has committed
+        cache = _Cache(size=1 << 30)  # this copy's own (target's states): merged once it has committed
         records: dict[tuple[str, str], dict[str, Any]] = {}  # the source's records, absolute
         try:
             yield from self._copy(source, target, cache, records)
         except BaseException:
-            self.stored.clear()  # it remembered message events of a transaction rolled back
+            self.forget()  # it remembered states and message events of a transaction rolled back
             raise
         self.cache.update(cache)
 
@@ -666,21 +694,24 @@ def _conn_params(conn: psycopg.Connection | psycopg.AsyncConnection) -> dict[str
 class PgctxSaver(BaseCheckpointSaver[str]):
     """LangGraph's checkpointer on pgctx, for a psycopg ``Connection`` or ``ConnectionPool``.
 
-    ``PgctxSaver(conn_or_pool, *, serde=None, tenant=None, budget=None)``: ``serde`` is LangGraph's
-    (default ``JsonPlusSerializer``); ``tenant`` the pgctx tenant of new threads; ``budget`` counts
-    the tokens stored with message events (default ``pgctx.Budget()``). The async methods run
+    ``PgctxSaver(conn_or_pool, *, serde=None, tenant=None, budget=None, cache_messages=50_000)``:
+    ``serde`` is LangGraph's (default ``JsonPlusSerializer``); ``tenant`` the pgctx tenant of new
+    threads; ``budget`` counts the tokens stored with message events (default ``pgctx.Budget()``);
+    ``cache_messages`` bounds what the saver remembers of its threads' newest states (a put whose
+    parent is not remembered reads it first). The async methods run
     the sync ones in a worker thread, so a graph compiled with this saver also runs under
     ``ainvoke``; :class:`AsyncPgctxSaver` is the native async one.
     """
 
     def __init__(self, conn: psycopg.Connection | ConnectionPool, *, serde: SerializerProtocol | None = None,
-                 tenant: str | None = None, budget: Budget | None = None) -> None:
+                 tenant: str | None = None, budget: Budget | None = None,
+                 cache_messages: int = CACHE_MESSAGES) -> None:
         super().__init__(serde=serde)
         if not isinstance(conn, (psycopg.Connection, ConnectionPool)):
             raise TypeError("PgctxSaver needs a psycopg Connection or ConnectionPool (AsyncPgctxSaver takes async ones)")
         self.conn = conn
         self.budget = budget or Budget()
-        self._store = _Store(self.serde, tenant, self.budget.counter())
+        self._store = _Store(self.serde, tenant, self.budget.counter(), cache_messages)
         self._lock = threading.Lock()  # one connection: one operation at a time (pools lend one each)
 
     @classmethod
@@ -777,13 +808,14 @@ class AsyncPgctxSaver(BaseCheckpointSaver[str]):
 
     def __init__(self, conn: psycopg.AsyncConnection | AsyncConnectionPool, *,
                  serde: SerializerProtocol | None = None, tenant: str | None = None,
-                 budget: Budget | None = None) -> None:
+                 budget: Budget | None = None,
+                 cache_messages: int = CACHE_MESSAGES) -> None:
         super().__init__(serde=serde)
         if not isinstance(conn, (psycopg.AsyncConnection, AsyncConnectionPool)):
             raise TypeError("AsyncPgctxSaver needs a psycopg AsyncConnection or AsyncConnectionPool")
         self.conn = conn
         self.budget = budget or Budget()
-        self._store = _Store(self.serde, tenant, self.budget.counter())
+        self._store = _Store(self.serde, tenant, self.budget.counter(), cache_messages)
         self._lock = asyncio.Lock()
         self.loop = asyncio.get_running_loop()
 
