@@ -920,8 +920,8 @@ class AsyncPgctxSaver(BaseCheckpointSaver[str]):
 
 # --- folding for graphs ---------------------------------------------------------------------
 
-def _context(store: _Store, thread_id: str, messages: Sequence[BaseMessage], budget: Budget,
-             summarizer: Summarizer, fold: bool, strict: bool) -> db.Op[list[BaseMessage]]:
+def _context(thread_id: str, messages: Sequence[BaseMessage], budget: Budget, summarizer: Summarizer,
+             fold: bool, strict: bool) -> db.Op[list[BaseMessage]]:
     if fold:
         try:
             result: FoldResult = yield from _fold(thread_id, summarizer, budget, False, None, ATTEMPTS)
@@ -963,8 +963,9 @@ def folded_messages(saver: PgctxSaver, config: RunnableConfig, messages: Sequenc
     committed summary (one system message), the evidence kept raw (system notes), and the
     messages of ``messages`` (the state's) the summary does not cover, in order; a tool message
     always with the AI message that called it. A failed fold is logged and the previous summary
-    used (``strict=True`` raises it). The checkpoints keep every message."""
-    op = _context(saver._store, config["configurable"]["thread_id"], messages, budget or saver.budget,
+    used (``strict=True`` raises it). The checkpoints keep every message. On a saver with one
+    connection the fold holds it, summarizer call included (a pool lends the fold its own)."""
+    op = _context(config["configurable"]["thread_id"], messages, budget or saver.budget,
                   summarizer or BuiltinSummarizer(), fold, strict)
     return saver._run(op)
 
@@ -977,6 +978,6 @@ async def afolded_messages(saver: AsyncPgctxSaver | PgctxSaver, config: Runnable
     if isinstance(saver, PgctxSaver):
         return await asyncio.to_thread(folded_messages, saver, config, messages, budget=budget,
                                        summarizer=summarizer, fold=fold, strict=strict)
-    op = _context(saver._store, config["configurable"]["thread_id"], messages, budget or saver.budget,
+    op = _context(config["configurable"]["thread_id"], messages, budget or saver.budget,
                   summarizer or BuiltinSummarizer(), fold, strict)
     return await saver._run(op)
