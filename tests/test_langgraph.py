@@ -709,3 +709,35 @@ def test_the_cache_is_bounded_by_entries_and_by_messages():
     assert [cache.get(k) is not None for k in "bcde"] == [False, False, True, True]
     cache.put("f", "x" * 50)  # heavier than the bound alone: kept, the rest goes
     assert cache.get("f") is not None and cache.get("d") is None and cache.get("e") is None
+
+
+def test_message_deltas_round_trip_on_random_histories():
+    """Property: for any list and any edit of it (drops, in-place changes, appends, a shuffle),
+    message_delta either refuses (then the value is stored whole) or gives a delta that replays to
+    exactly the new list; it refuses only what is not a drop/change/append."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.integers(0, 12), st.data())
+    def check(n: int, data: Any) -> None:
+        before = [HumanMessage(f"m{i}", id=f"id{i}") for i in range(n)]
+        kept = [m for m in before if not data.draw(st.booleans(), label="drop")]
+        after = [AIMessage(m.content + " (edited)", id=m.id) if data.draw(st.booleans(), label="edit") else m
+                 for m in kept]
+        after += [HumanMessage(f"new{j}", id=f"new{j}") for j in range(data.draw(st.integers(0, 3), label="appended"))]
+        if data.draw(st.booleans(), label="shuffle"):
+            after = data.draw(st.permutations(after), label="order")
+        delta = message_delta(before, after)
+        old = [m.id for m in after if not m.id.startswith("new")]
+        # the kept messages in their first order, then the new ones
+        expressible = old == [m.id for m in before if m.id in set(old)] and \
+            all(not m.id.startswith("new") for m in after[:len(old)])
+        assert (delta is not None) == expressible
+        if delta is not None:
+            dropped, changed, appended = delta
+            assert apply_delta(before, dropped, changed + appended) == after
+            fast = appended_messages(before, after, frozenset(m.id for m in before))
+            assert fast is None or (not dropped and not changed and fast == appended)
+
+    check()
