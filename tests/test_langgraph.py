@@ -741,3 +741,14 @@ def test_message_deltas_round_trip_on_random_histories():
             assert fast is None or (not dropped and not changed and fast == appended)
 
     check()
+
+
+def test_a_message_with_an_integer_beyond_64_bits_reads_back(dsn):
+    """Rows are parsed with orjson, which refuses integers beyond 64 bits; those still read back."""
+    from langgraph.checkpoint.conformance.test_utils import generate_checkpoint, generate_config, generate_metadata
+
+    big = AIMessage("counted", id="big", response_metadata={"count": 2**70})
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        stored = PgctxSaver(conn).put(generate_config("big-ints"), generate_checkpoint(
+            channel_values={"messages": [big]}, channel_versions={"messages": 1}), generate_metadata(), {"messages": 1})
+        assert PgctxSaver(conn).get_tuple(stored).checkpoint["channel_values"]["messages"] == [big]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
 import random
 import threading
@@ -36,6 +37,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import psycopg
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -79,8 +81,10 @@ _MISSING = object()
 
 _LATEST = ("SELECT seq, payload FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND checkpoint_ns = %s"
            " AND live{id} ORDER BY checkpoint_id DESC LIMIT 1")
-_PARTS = ("SELECT channel, part, depth, seq, payload FROM pgctx.langgraph_parts(%s, %s)"
-          " UNION ALL SELECT NULL, part, 0, seq, payload FROM pgctx.langgraph_writes(%s, %s, %s)")
+# as text, parsed by orjson: psycopg's json.loads of every row was a third of a get_tuple at 1,000
+# messages (1,500 rows: 18.6 against 10.8 ms for the query and its decoding)
+_PARTS = ("SELECT channel, part, depth, seq, payload::text FROM pgctx.langgraph_parts(%s, %s)"
+          " UNION ALL SELECT NULL, part, 0, seq, payload::text FROM pgctx.langgraph_writes(%s, %s, %s)")
 _HAS_THREAD = ("SELECT EXISTS (SELECT 1 FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND live)")
 _ALL_LIVE = ("SELECT checkpoint_ns, checkpoint_id, seq, payload FROM pgctx.langgraph_checkpoints"
              " WHERE thread_id = %s AND live ORDER BY checkpoint_ns, checkpoint_id")
@@ -99,6 +103,13 @@ def _b64(data: bytes | None) -> str | None:
 
 def _unb64(text: str | None) -> bytes | None:
     return None if text is None else base64.b64decode(text)
+
+
+def _parse(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # an integer beyond 64 bits, which orjson refuses
+        return json.loads(text)
 
 
 def _config(thread_id: str, ns: str, checkpoint_id: str) -> RunnableConfig:
@@ -397,7 +408,8 @@ class _Store:
         records: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
         parts: dict[int, dict[str, Any]] = {}
         writes: list[tuple[int, dict[str, Any]]] = []
-        for channel, part, depth, part_seq, part_payload in rows:
+        for channel, part, depth, part_seq, text in rows:
+            part_payload = _parse(text)
             if part == "record":
                 records.setdefault(channel, []).append((depth, part_seq, part_payload))
             elif part == "writes":
