@@ -752,3 +752,18 @@ def test_a_message_with_an_integer_beyond_64_bits_reads_back(dsn):
         stored = PgctxSaver(conn).put(generate_config("big-ints"), generate_checkpoint(
             channel_values={"messages": [big]}, channel_versions={"messages": 1}), generate_metadata(), {"messages": 1})
         assert PgctxSaver(conn).get_tuple(stored).checkpoint["channel_values"]["messages"] == [big]
+
+
+def test_a_value_over_the_payload_limit_is_refused_and_writes_nothing(dsn):
+    from langgraph.checkpoint.conformance.test_utils import generate_checkpoint, generate_config, generate_metadata
+
+    from pgctx.errors import PayloadTooLarge
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        saver = PgctxSaver(conn)
+        with pytest.raises(PayloadTooLarge):
+            saver.put(generate_config("huge"), generate_checkpoint(channel_values={"doc": "x" * 2_000_000},
+                                                                   channel_versions={"doc": 1}),
+                      generate_metadata(), {"doc": 1})
+        assert conn.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = 'huge'").fetchone()[0] == 0
+        assert saver.get_tuple(generate_config("huge")) is None
