@@ -110,9 +110,11 @@ BEGIN
         obj := obj || format('!((exists(%s.%s)) is unknown)', x, to_json(k));
     END LOOP;
     FOR k, v IN SELECT p.k, p.v FROM jsonb_each(coalesce(sch->'properties', '{}')) AS p(k, v) LOOP
+        -- (inside anyOf loc is NULL, and stays NULL below: format() would read it as '')
         r := pgctx.json_schema_jsonpath(v, root, format('%s.%s', x, to_json(k)), depth + 1,
-                                         format('%s ? (@.type() == "object" && !((exists(@.%s)) is unknown)).%s',
-                                                loc, to_json(k), to_json(k)));
+                                         CASE WHEN loc IS NOT NULL THEN
+                                             format('%s ? (@.type() == "object" && !((exists(@.%s)) is unknown)).%s',
+                                                    loc, to_json(k), to_json(k)) END);
         IF r.pred IS NULL THEN
             RETURN;  -- pred is still NULL: not expressible
         ELSIF r.pred <> '' THEN
