@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from pgctx.errors import translated
+from pgctx.errors import PgctxError, translated
 
 # pg_advisory_xact_lock key every migration takes first ("pgctx" as an integer).
 MIGRATION_LOCK_KEY = int.from_bytes(b"pgctx", "big")
@@ -33,12 +34,113 @@ def sql_files() -> list[Path]:
     return sorted(sql_dir().glob("[0-9][0-9][0-9]_*.sql"))
 
 
+# One token of SQL text, as PostgreSQL's lexer reads it as far as statement boundaries go. A whole
+# identifier is one token (an identifier may contain "$", so "a$b$" is no dollar quote), "$1" is a
+# parameter, and a dollar-quote tag is $$ or $ tag $ with a tag that does not start with a digit.
+_TOKEN = re.compile(
+    r"""(?P<space>\s+)
+      | (?P<line>--[^\n]*)
+      | (?P<block>/\*)
+      | (?P<word>[A-Za-z_\x80-\U0010ffff][A-Za-z0-9_$\x80-\U0010ffff]*)
+      | (?P<param>\$[0-9]+)
+      | (?P<dollar>\$(?:[A-Za-z_\x80-\U0010ffff][A-Za-z0-9_\x80-\U0010ffff]*)?\$)
+      | (?P<quote>['"])
+      | (?P<semicolon>;)
+      | (?P<other>[0-9]+|.)""",
+    re.VERBOSE | re.DOTALL,
+)
+_STRING = re.compile(r"'[^']*(?:''[^']*)*'")  # standard_conforming_strings: a quote doubles, \ is plain
+_ESCAPE_STRING = re.compile(r"'[^'\\]*(?:(?:\\.|'')[^'\\]*)*'", re.DOTALL)  # E'...': \ escapes too
+_IDENTIFIER = re.compile(r'"[^"]*(?:""[^"]*)*"')
+_COMMENT_MARK = re.compile(r"/\*|\*/")
+
+
+def _statement_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each statement: from its first token to its semicolon (or its last token)."""
+    spans: list[tuple[int, int]] = []
+    start = last = None  # the current statement's first token, and the end of its last one
+    word = ""  # the previous token, when it was a word (to refuse BEGIN ATOMIC)
+    i, n = 0, len(text)
+    while i < n:
+        m = _TOKEN.match(text, i)
+        kind, end = m.lastgroup, m.end()
+        if kind == "space" or kind == "line":
+            i = end
+            continue
+        if kind == "block":  # block comments nest
+            depth = 0
+            for mark in _COMMENT_MARK.finditer(text, i):
+                depth += 1 if mark.group() == "/*" else -1
+                if depth == 0:
+                    break
+            if depth:
+                raise ValueError(f"unterminated /* comment at line {text.count(chr(10), 0, i) + 1}")
+            i = mark.end()
+            continue
+        if kind == "quote":
+            if m.group() == '"':
+                pattern = _IDENTIFIER
+            else:  # E'...' when the quote follows the word E directly
+                pattern = _ESCAPE_STRING if word.lower() == "e" and last == i else _STRING
+            quoted = pattern.match(text, i)
+            if quoted is None:
+                raise ValueError(f"unterminated {m.group()} quote at line {text.count(chr(10), 0, i) + 1}")
+            end = quoted.end()
+        elif kind == "dollar":
+            close = text.find(m.group(), end)
+            if close < 0:
+                raise ValueError(f"unterminated {m.group()} quote at line {text.count(chr(10), 0, i) + 1}")
+            end = close + len(m.group())
+        elif kind == "word" and word.lower() == "begin" and m.group().lower() == "atomic":
+            raise ValueError(f"BEGIN ATOMIC at line {text.count(chr(10), 0, i) + 1}: pgctx's statement splitter "
+                             "needs function bodies in dollar quotes")
+        word = m.group() if kind == "word" else ""
+        if kind == "semicolon":
+            if start is not None:
+                spans.append((start, end))
+            start = last = None
+        else:
+            if start is None:
+                start = i
+            last = end
+        i = end
+    if start is not None:
+        spans.append((start, last))
+    return spans
+
+
+def sql_statements(text: str) -> list[str]:
+    """Split SQL text into its statements, in order, at the semicolons outside quotes and comments.
+
+    A statement's text runs from its first token to its semicolon (kept), or to its last token for
+    a final statement without one; the comments and whitespace before it are not part of it, the
+    ones inside it are. Empty statements (only comments, or a lone semicolon) are dropped. Skipped
+    over: '...' strings ('' doubles a quote; standard_conforming_strings, as on every supported
+    PostgreSQL), E'...' strings (backslash escapes too), "..." identifiers, dollar-quoted bodies
+    ($$ or $tag$; $1 is a parameter), -- comments and /* */ comments, which nest. SQL-standard
+    function bodies (BEGIN ATOMIC ... END) are refused with ValueError, as is an unterminated quote
+    or comment: their semicolons cannot be told apart without parsing.
+    """
+    return [text[start:end] for start, end in _statement_spans(text)]
+
+
 def apply_sql_files(conn: psycopg.Connection, names: Sequence[str]) -> None:
-    """Run the named sql/ files, in the given order, on a psycopg connection."""
+    """Run the named sql/ files, in the given order, on a psycopg connection.
+
+    Statement by statement (sql_statements), in the caller's transaction: a server that refuses
+    several commands in one query string (Citus: "cannot insert multiple commands into a prepared
+    statement") runs them too. A failing statement's error carries a note naming its file and line.
+    """
     folder = sql_dir()
     for name in names:
-        with translated():
-            conn.execute((folder / name).read_text(encoding="utf-8"))
+        text = (folder / name).read_text(encoding="utf-8")
+        for start, end in _statement_spans(text):
+            try:
+                with translated():
+                    conn.execute(text[start:end])
+            except (psycopg.Error, PgctxError) as exc:
+                exc.add_note(f"in sql/{name}, the statement at line {text.count(chr(10), 0, start) + 1}")
+                raise
 
 
 def alembic_config(**attributes):
