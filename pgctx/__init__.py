@@ -8,6 +8,7 @@ from pgctx.bundle import export_bundle, verify_bundle
 from pgctx.canonical import canonical_json
 from pgctx.context import WorkingContext, build_context
 from pgctx.digest import take_digest, verify_against_digest
+from pgctx.distribute import distribute  # the function: import the module's other names from pgctx.distribute
 from pgctx.erasure import erase
 from pgctx.errors import PgctxError
 from pgctx.eventlog import ChainReport, append, append_many, verify
@@ -73,6 +74,7 @@ __all__ = [
     "confirm_mainline",
     "committed_fold",
     "discard_fold",
+    "distribute",
     "erase",
     "fold_violations",
     "fork_conversation",

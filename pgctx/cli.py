@@ -263,6 +263,31 @@ def cmd_digest(args: argparse.Namespace) -> int:
     return OK
 
 
+def cmd_distribute(args: argparse.Namespace) -> int:
+    from pgctx.distribute import CitusNotInstalled
+
+    with psycopg.connect(_dsn(args), autocommit=True) as conn:
+        try:
+            statements = pgctx.distribute(conn, dry_run=args.dry_run, progress=lambda s: print(f"{s};", flush=True))
+        except CitusNotInstalled:
+            print("pgctx distribute: the citus extension is not installed in this database; nothing changed",
+                  file=sys.stderr)
+            return ERROR
+        except psycopg.Error as exc:  # Citus refused a statement: say which; the next run continues there
+            print(f"pgctx distribute: {exc.diag.message_primary or exc} [{exc.sqlstate}]", file=sys.stderr)
+            for line in (exc.diag.message_detail, exc.diag.message_hint, *getattr(exc, "__notes__", ())):
+                if line:
+                    print(f"  {line}", file=sys.stderr)
+            return ERROR
+    if not statements:
+        print("pgctx is already distributed: nothing to do")
+    elif args.dry_run:
+        print(f"pgctx is not distributed yet: {len(statements)} statements would run (--dry-run: nothing ran)")
+    else:
+        print(f"pgctx is distributed: {len(statements)} statements run")
+    return OK
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pgctx", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -336,6 +361,9 @@ def parser() -> argparse.ArgumentParser:
     group = t.add_mutually_exclusive_group(required=True)
     group.add_argument("--idle-days", type=int, help="erase conversations whose last event is older than this")
     group.add_argument("--remove", action="store_true", help="remove the policy")
+    d = command("distribute", cmd_distribute, "distribute the pgctx schema over a Citus cluster by conversation "
+                                              "(run on the coordinator after migrate; safe to repeat)")
+    d.add_argument("--dry-run", action="store_true", help="print the statements that would run, run none")
     from pgctx.evaluation import EVAL_BUDGET
 
     v = sub.add_parser("eval", help="measure fidelity: replay trajectories and judge their probes",
