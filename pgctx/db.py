@@ -22,8 +22,8 @@ from pgctx.errors import translated
 
 Connectable = Union[psycopg.Connection, ConnectionPool, psycopg.AsyncConnection, AsyncConnectionPool]
 
-APPEND_EVENT = "SELECT pgctx.append_event(%s, %s, %s, %s, %s::regrole, %s)"
-APPEND_EVENTS = "SELECT ordinality, seq FROM pgctx.append_events(%s, %s, %s::regrole)"
+APPEND_EVENT = "SELECT pgctx.append_event(%s, %s, %s, %s, %s, %s)"
+APPEND_EVENTS = "SELECT ordinality, seq FROM pgctx.append_events(%s, %s, %s)"
 VERIFY_CHAIN = (
     "SELECT ok, checked, first_bad_seq, reason, head_seq, head_hash, anchored, erased"
     " FROM pgctx.verify_chain(%s, from_seq => %s, from_hash => %s, anchor_seq => %s, anchor_hash => %s)"

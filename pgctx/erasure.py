@@ -60,7 +60,7 @@ def _reports(query: db.Query) -> db.Op[list[dict[str, Any]]]:
 
 def erase_tenant(conn: db.Connectable, tenant: str, *, reason: str) -> list[dict[str, Any]]:
     """Erase every conversation of a tenant in one transaction; one report per conversation."""
-    return db.run(conn, _reports(db.Query("SELECT pgctx.erase_tenant(%s::regrole, %s)", (tenant, reason))))
+    return db.run(conn, _reports(db.Query("SELECT pgctx.erase_tenant(%s, %s)", (tenant, reason))))
 
 
 def set_retention_policy(conn: db.Connectable, idle_days: int | None, *, tenant: str | None = None) -> None:
@@ -68,7 +68,7 @@ def set_retention_policy(conn: db.Connectable, idle_days: int | None, *, tenant:
 
     ``tenant`` None is the global policy; a tenant's own policy overrides it.
     """
-    return db.run(conn, _done(db.Query("SELECT pgctx.set_retention_policy(%s::regrole, %s)", (tenant, idle_days))))
+    return db.run(conn, _done(db.Query("SELECT pgctx.set_retention_policy(%s, %s)", (tenant, idle_days))))
 
 
 def _done(query: db.Query) -> db.Op[None]:

@@ -132,6 +132,15 @@ def apply_sql_files(conn: psycopg.Connection, names: Sequence[str]) -> None:
     statement") runs them too. A failing statement's error carries a note naming its file and line.
     """
     folder = sql_dir()
+    if _has_citus(conn):
+        # On Citus, CREATE OR REPLACE TRIGGER on a distributed table needs this (pgctx's triggers
+        # touch only the same conversation's colocated rows); for this migration's transaction only.
+        conn.execute("SET LOCAL citus.enable_unsafe_triggers = on")
+    if _stores_role_oids(conn):
+        # A database of a release before 0010 keeps tenants as regrole, and every current file
+        # takes them by name: whichever migration comes first applies every file (015 converts the
+        # columns, the others create what it dropped), as 0010 does; the rest then find names.
+        names = [path.name for path in sql_files()] + list(names)
     for name in names:
         text = (folder / name).read_text(encoding="utf-8")
         for start, end in _statement_spans(text):
@@ -141,6 +150,18 @@ def apply_sql_files(conn: psycopg.Connection, names: Sequence[str]) -> None:
             except (psycopg.Error, PgctxError) as exc:
                 exc.add_note(f"in sql/{name}, the statement at line {text.count(chr(10), 0, start) + 1}")
                 raise
+
+
+def _has_citus(conn: psycopg.Connection) -> bool:
+    return conn.execute("SELECT EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname = 'citus')").fetchone()[0]
+
+
+def _stores_role_oids(conn: psycopg.Connection) -> bool:
+    return conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid"
+        " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = 'pgctx' AND a.atttypid = 'pg_catalog.regrole'::pg_catalog.regtype AND NOT a.attisdropped)"
+    ).fetchone()[0]
 
 
 def alembic_config(**attributes):
@@ -157,6 +178,8 @@ def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "
 
     ``target`` is a connection string, a psycopg connection (committed afterwards) or a pool.
     Safe to run twice, and from several processes at once: runs serialize on an advisory lock.
+    On a database pgctx.distribute placed on Citus, it then runs distribute again, which gives the
+    functions the migration (re)created to every node and takes their plan_cache_mode off.
     """
     from alembic import command
 
@@ -167,6 +190,8 @@ def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "
     if isinstance(target, str):
         with translated():
             command.upgrade(alembic_config(dsn=target), revision)
+        with psycopg.connect(target, autocommit=True) as conn:
+            _redistribute(conn)
         return
 
     from sqlalchemy import create_engine, pool
@@ -177,3 +202,15 @@ def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "
     with translated(), engine.connect() as connection:
         command.upgrade(alembic_config(connection=connection), revision)
         connection.commit()
+    _redistribute(target)
+
+
+def _redistribute(conn: psycopg.Connection) -> None:
+    """pgctx.distribute again where pgctx is distributed already (never the first time by itself)."""
+    from pgctx.distribute import distribute, read_state
+
+    state = read_state(conn)
+    if not conn.autocommit:
+        conn.rollback()  # the read's transaction: distribute commits statement by statement
+    if state.distributed:
+        distribute(conn)

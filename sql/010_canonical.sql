@@ -35,9 +35,20 @@
 
 -- Bytes are taken with convert_to(x, 'UTF8'), never textsend(x): textsend converts to the
 -- *client* encoding, so a LATIN1 session would hash 'é' differently from everyone else. The hash
--- helpers are therefore STABLE (as convert_to is), and plain SQL expressions, so the planner
--- inlines them into the events trigger and verify_chain instead of calling them once per row
--- (measured by bench/bench_eventlog.py: roughly half the trigger's CPU cost).
+-- helpers are plain SQL expressions, so the planner inlines them into the events trigger and
+-- verify_chain instead of calling them once per row (measured by bench/bench_eventlog.py: roughly
+-- half the trigger's CPU cost). convert_to is STABLE, and so are the helpers over payload text.
+-- event_hash_v2 and genesis_hash, which the head row's UPDATE and its INSERT compute from column
+-- values, are IMMUTABLE, as they are in fact: Citus refuses STABLE functions with column
+-- references in an UPDATE (scaling.md), and a function declared IMMUTABLE is inlined only when
+-- everything in its body is immutable too. Their text (the id and the kind, short) goes through
+-- pgctx.utf8_bytes instead: the database is UTF8 (000), so its text already is UTF-8, and
+-- decode(..., 'escape') of it with each backslash doubled gives exactly those bytes
+-- (tests/test_canonical.py holds it equal to convert_to on every character class).
+CREATE OR REPLACE FUNCTION pgctx.utf8_bytes(value text) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT decode(replace(value, '\', '\\'), 'escape')
+$$;
 
 CREATE OR REPLACE FUNCTION pgctx.max_payload_bytes() RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1048576 $$;
@@ -89,9 +100,9 @@ COMMENT ON FUNCTION pgctx.canonical_text(jsonb) IS
     'pgctx canonical JSON v1 of a value (see sql/010_canonical.sql); for a stored payload it equals payload::text.';
 
 CREATE OR REPLACE FUNCTION pgctx.genesis_hash(conversation_id text) RETURNS bytea
-LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256('\x70676374783a67656e657369733a7631'::bytea      -- 'pgctx:genesis:v1'
-                  || int4send(octet_length(conversation_id)) || convert_to(conversation_id, 'UTF8'))
+                  || int4send(octet_length(conversation_id)) || pgctx.utf8_bytes(conversation_id))
 $$;
 
 -- canonical is the canonical text of the payload (payload::text for a stored payload).
@@ -138,11 +149,11 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgctx.event_hash_v2(conversation_id text, seq bigint, kind text,
                                                prev_hash bytea, payload_digest bytea) RETURNS bytea
-LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256('\x70676374783a6576656e743a7632'::bytea           -- 'pgctx:event:v2'
-                  || int4send(octet_length(conversation_id)) || convert_to(conversation_id, 'UTF8')
+                  || int4send(octet_length(conversation_id)) || pgctx.utf8_bytes(conversation_id)
                   || int8send(seq)
-                  || int4send(octet_length(kind)) || convert_to(kind, 'UTF8')
+                  || int4send(octet_length(kind)) || pgctx.utf8_bytes(kind)
                   || prev_hash
                   || payload_digest)
 $$;

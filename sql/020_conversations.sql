@@ -1,8 +1,9 @@
 -- 020: tenants and conversations (the head row of each chain).
 --
 -- Invariants enforced here:
---   * A tenant is a registered PostgreSQL role; a conversation belongs to at most one tenant
---     (NULL = shared by every pgctx_app member) and never changes tenant (PC011).
+--   * A tenant is a registered PostgreSQL role, stored by name in identifier form (015); a
+--     conversation belongs to at most one tenant (NULL = shared by every pgctx_app member) and
+--     never changes tenant (PC011).
 --   * A conversation row holds its chain's genesis hash and its head (last seq, hash and the
 --     head event's prev_hash). It is created with its head at its genesis; the head then moves
 --     only forward, only to the seq/hash of an event that exists; id, tenant, genesis, fork point
@@ -14,7 +15,7 @@
 --   * Every key is led by conversation_id, so the tables can be distributed by it (Citus).
 
 CREATE TABLE IF NOT EXISTS pgctx.tenants (
-    tenant      regrole PRIMARY KEY,
+    tenant      text PRIMARY KEY,
     created_at  timestamptz NOT NULL DEFAULT now()
 );
 
@@ -23,7 +24,7 @@ COMMENT ON TABLE pgctx.tenants IS
 
 CREATE TABLE IF NOT EXISTS pgctx.conversations (
     conversation_id  text PRIMARY KEY,
-    tenant           regrole REFERENCES pgctx.tenants (tenant),
+    tenant           text REFERENCES pgctx.tenants (tenant),
     genesis_hash     bytea NOT NULL,
     head_seq         bigint NOT NULL DEFAULT 0,
     head_hash        bytea NOT NULL,
@@ -70,50 +71,66 @@ $$;
 -- is still the caller, so the same policies hold for direct SQL and for pgctx's functions.
 -- Stated limit: a pool that logs in as one role and SET ROLEs per tenant gets the union of that
 -- login role's tenants.
-CREATE OR REPLACE FUNCTION pgctx.tenant_member(tenant regrole) RETURNS boolean
+-- A tenant is named the way regrole prints a role (quote_ident of its name), and resolved with
+-- to_regrole on the node that asks: NULL, and so no member, for a name that is no role.
+CREATE OR REPLACE FUNCTION pgctx.tenant_member(tenant text) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT tenant IS NULL OR pg_has_role(session_user, tenant::oid, 'USAGE')
+    SELECT tenant IS NULL OR coalesce(pg_has_role(session_user, to_regrole(tenant), 'USAGE'), false)
 $$;
 
-CREATE OR REPLACE FUNCTION pgctx.tenant_visible(tenant regrole) RETURNS boolean
+CREATE OR REPLACE FUNCTION pgctx.tenant_visible(tenant text) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT tenant IS NULL
-        OR pg_has_role(session_user, tenant::oid, 'USAGE')
+        OR coalesce(pg_has_role(session_user, to_regrole(tenant), 'USAGE'), false)
         OR pg_has_role(session_user, 'pgctx_auditor', 'USAGE')
+$$;
+
+-- The stored form of a tenant a caller names ('acme', '"Acme"'): the role's name as regrole prints
+-- it; a name that is no role stays as given (and is then refused as not a registered tenant).
+CREATE OR REPLACE FUNCTION pgctx.tenant_name(role text) RETURNS text
+LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
+    SELECT coalesce(to_regrole(role)::text, role)
 $$;
 
 -- The tenant a new conversation gets when the caller names none: the single registered tenant
 -- the caller belongs to, NULL (shared) if none, and PC009 if several.
-CREATE OR REPLACE FUNCTION pgctx.caller_tenant() RETURNS regrole
+CREATE OR REPLACE FUNCTION pgctx.caller_tenant() RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    found regrole[];
+    found text[];
 BEGIN
-    SELECT array_agg(t.tenant ORDER BY t.tenant::text) INTO found
+    SELECT array_agg(t.tenant ORDER BY t.tenant) INTO found
       FROM pgctx.tenants t
-     WHERE pg_has_role(session_user, t.tenant::oid, 'USAGE');
+     WHERE pgctx.tenant_member(t.tenant);
     IF found IS NULL THEN
         RETURN NULL;
     ELSIF cardinality(found) > 1 THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC009',
             MESSAGE = format('role %s belongs to several tenants (%s); name one for a new conversation',
-                             session_user, array_to_string(found::text[], ', '));
+                             session_user, array_to_string(found, ', '));
     END IF;
     RETURN found[1];
 END
 $$;
 
-CREATE OR REPLACE FUNCTION pgctx.register_tenant(tenant regrole) RETURNS regrole
-LANGUAGE sql
+CREATE OR REPLACE FUNCTION pgctx.register_tenant(tenant text) RETURNS text
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
-    INSERT INTO pgctx.tenants (tenant) VALUES (tenant) ON CONFLICT DO NOTHING;
-    SELECT tenant;
+DECLARE
+    name text := to_regrole(tenant)::text;
+BEGIN
+    IF name IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'undefined_object', MESSAGE = format('role %s does not exist', tenant);
+    END IF;
+    INSERT INTO pgctx.tenants (tenant) VALUES (name) ON CONFLICT DO NOTHING;
+    RETURN name;
+END
 $$;
 
-COMMENT ON FUNCTION pgctx.register_tenant(regrole) IS
-    'Owner only: declare a role as a tenant. Grant the role to the login roles of that tenant''s services.';
+COMMENT ON FUNCTION pgctx.register_tenant(text) IS
+    'Owner only: declare a role (by name) as a tenant; returns the name as stored. Grant the role to the login roles of that tenant''s services.';
 
 -- Guard: a conversation is created with its head at its genesis (seq 0, or a branch's fork
 -- point, whose hash is the branch's genesis); afterwards the only legal changes are the head

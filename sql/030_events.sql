@@ -3,7 +3,9 @@
 -- Invariants enforced here, for every insert path (pgctx.append_event, pgctx.append_events,
 -- plain INSERT, and COPY by the owner: PostgreSQL refuses COPY FROM under row-level security):
 --   * seq is 1, 2, 3... per conversation with no gap and no reuse; callers cannot choose seq,
---     prev_hash, hash, tenant or created_at (the trigger overwrites them).
+--     prev_hash, hash, salt, payload_digest, erased_in or created_at (refused, 42501, unless the
+--     caller may UPDATE the log: the owner and superusers, whose values the trigger overwrites),
+--     and the tenant is the conversation's (a caller may name it, to be checked).
 --   * hash = pgctx.event_hash_v2(id, seq, kind, prev_hash, payload_digest) with payload_digest =
 --     pgctx.payload_digest(salt, canonical payload) and a fresh random salt (chain format v2, 010),
 --     and prev_hash is the hash of seq-1 (the conversation's genesis for seq 1), computed here, in
@@ -47,22 +49,42 @@ CREATE TABLE IF NOT EXISTS pgctx.event_kinds (
 -- subquery of the head row's UPDATE, ~5% of a single-event append). A statement trigger rewrites
 -- it whenever the table changes, so the table stays the one place kinds are declared; replacing
 -- the function invalidates every cached plan that inlined it.
+-- Distributed (Citus, pgctx.distribute): event_kinds is a reference table, so the trigger fires on
+-- each node's placement of it. It reads the table it fires on (TG_RELID: the placement there, the
+-- table itself on one server) and compiles the function on that node only, DDL propagation off for
+-- that one statement: propagating it from a shard is refused ("cannot execute a distributed query
+-- from a query on a shard"), and every node compiles its own from the same rows anyway.
 CREATE OR REPLACE FUNCTION pgctx.compile_event_kinds() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
+DECLARE
+    kinds       text[];
+    propagation text := current_setting('citus.enable_ddl_propagation', true);  -- NULL without Citus
 BEGIN
+    EXECUTE format('SELECT array_agg(k.kind ORDER BY k.kind) FROM %s k', TG_RELID::regclass) INTO kinds;
+    IF propagation IS NOT NULL THEN
+        PERFORM set_config('citus.enable_ddl_propagation', 'off', true);
+    END IF;
     EXECUTE format('CREATE OR REPLACE FUNCTION pgctx.is_event_kind(kind text) RETURNS boolean'
                    ' LANGUAGE sql IMMUTABLE PARALLEL SAFE AS %L',
-                   format('SELECT coalesce(kind = ANY (%L::text[]), false)',
-                          ARRAY(SELECT k.kind FROM pgctx.event_kinds k ORDER BY k.kind)));
+                   format('SELECT coalesce(kind = ANY (%L::text[]), false)', coalesce(kinds, '{}')));
+    IF propagation IS NOT NULL THEN
+        PERFORM set_config('citus.enable_ddl_propagation', propagation, true);
+    END IF;
     RETURN NULL;
 END
 $$;
 
+-- TRUNCATE has a trigger of its own: Citus does not carry ENABLE ALWAYS over to its placements for
+-- a trigger that includes TRUNCATE.
 CREATE OR REPLACE TRIGGER event_kinds_compile
-    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON pgctx.event_kinds
+    AFTER INSERT OR UPDATE OR DELETE ON pgctx.event_kinds
+    FOR EACH STATEMENT EXECUTE FUNCTION pgctx.compile_event_kinds();
+CREATE OR REPLACE TRIGGER event_kinds_compile_truncate
+    AFTER TRUNCATE ON pgctx.event_kinds
     FOR EACH STATEMENT EXECUTE FUNCTION pgctx.compile_event_kinds();
 ALTER TABLE pgctx.event_kinds ENABLE ALWAYS TRIGGER event_kinds_compile;
+ALTER TABLE pgctx.event_kinds ENABLE ALWAYS TRIGGER event_kinds_compile_truncate;
 
 -- (Also what first compiles pgctx.is_event_kind: the statement trigger fires even when every
 -- row already exists.)
@@ -96,11 +118,11 @@ CREATE TABLE IF NOT EXISTS pgctx.events (
     kind             text NOT NULL,
     payload          jsonb NOT NULL,
     event_key        text,
-    tenant           regrole,
+    tenant           text,
     prev_hash        bytea NOT NULL,
     hash             bytea NOT NULL,
     tokens           integer CHECK (tokens >= 0),
-    created_at       timestamptz NOT NULL DEFAULT now(),
+    created_at       timestamptz NOT NULL,
     PRIMARY KEY (conversation_id, seq),
     UNIQUE (conversation_id, event_key)
 );
@@ -111,6 +133,10 @@ ALTER TABLE pgctx.events
     ADD COLUMN IF NOT EXISTS salt bytea,
     ADD COLUMN IF NOT EXISTS payload_digest bytea,
     ADD COLUMN IF NOT EXISTS erased_in bigint;
+
+-- No default for created_at (before 0010: now()): the trigger tells a time the caller chose, which
+-- it refuses (below), from none by NULL.
+ALTER TABLE pgctx.events ALTER COLUMN created_at DROP DEFAULT;
 
 -- Erasure events and erased events, found without reading the log (verify_chain, 190).
 CREATE INDEX IF NOT EXISTS events_erasure ON pgctx.events (conversation_id, seq)
@@ -207,12 +233,13 @@ $$;
 -- every call cost the single-event append measurably. It is not SECURITY DEFINER, is executable
 -- only by the owner, schema-qualifies what it calls, and its callers (events_chain,
 -- append_events) are definer functions that pin the path.
-CREATE OR REPLACE FUNCTION pgctx.lock_conversation(conversation_id text, tenant regrole)
+CREATE OR REPLACE FUNCTION pgctx.lock_conversation(conversation_id text, tenant text)
 RETURNS pgctx.conversations
 LANGUAGE plpgsql AS $$
 DECLARE
     conv pgctx.conversations%ROWTYPE;
 BEGIN
+    tenant := pgctx.tenant_name(tenant);
     SELECT * INTO conv FROM pgctx.conversations c
      WHERE c.conversation_id = lock_conversation.conversation_id FOR UPDATE;
     IF NOT FOUND THEN
@@ -275,8 +302,22 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     checked  pgctx.canonical_payload_forms;
     prior    record;
-    tenant   regrole;
+    tenant   text;
 BEGIN
+    -- what a caller may not choose (see the trigger below); the owner's and superusers' values
+    -- are overwritten, but for a row they chained by hand (it arrives with its hash: kept as it is)
+    IF (NEW.seq, NEW.prev_hash, NEW.hash, NEW.salt, NEW.payload_digest, NEW.erased_in, NEW.created_at)
+       IS DISTINCT FROM (NULL, NULL, NULL, NULL, NULL, NULL, NULL) THEN
+        IF NOT has_table_privilege(session_user, TG_RELID, 'UPDATE') THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'insufficient_privilege',
+                MESSAGE = 'permission denied: pgctx assigns seq, prev_hash, hash, salt, payload_digest, erased_in and created_at',
+                HINT = 'INSERT (conversation_id, kind, payload[, event_key, tenant, tokens]) only';
+        ELSIF NEW.hash IS NOT NULL THEN
+            NEW.created_at := coalesce(NEW.created_at, now());  -- the column has no default
+            RETURN NEW;
+        END IF;
+    END IF;
     IF NOT pgctx.valid_conversation_id(NEW.conversation_id) THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC001',
@@ -314,13 +355,15 @@ BEGIN
                head_hash = pgctx.event_hash_v2(c.conversation_id, c.head_seq + 1, NEW.kind, c.head_hash,
                                                NEW.payload_digest)
          WHERE c.conversation_id = NEW.conversation_id
-           AND pgctx.tenant_member(c.tenant)
-           AND (NEW.tenant IS NULL OR NEW.tenant = c.tenant)
+           AND (NEW.tenant IS NULL OR NEW.tenant = c.tenant OR pgctx.tenant_name(NEW.tenant) = c.tenant)
            AND c.branch_status IS DISTINCT FROM 'abandoned'
            AND pgctx.is_event_kind(NEW.kind)
         RETURNING c.head_seq, c.head_prev_hash, c.head_hash, c.tenant
              INTO NEW.seq, NEW.prev_hash, NEW.hash, tenant;  -- (all NULL when no row: not NEW.tenant)
-        IF FOUND THEN
+        -- The tenant is checked on what the UPDATE returns, not in its WHERE clause (a STABLE
+        -- function of a column there is refused by Citus): a non-member's UPDATE is undone by the
+        -- refusal lock_conversation raises below, with the statement.
+        IF FOUND AND pgctx.tenant_member(tenant) THEN
             NEW.tenant := tenant;
             NEW.created_at := now();
             RETURN NEW;
@@ -349,14 +392,18 @@ $$;
 
 -- Whether the erasure event at erasure_seq of a conversation lists seq: an earlier event, inside
 -- one of its ranges ("seqs": [[from, to], ...]); the erasure event itself is never erased.
+-- PL/pgSQL: a SQL function whose body has a FROM is not inlined as a scalar, and Citus cannot
+-- plan a SQL function's parameters (scaling.md).
 CREATE OR REPLACE FUNCTION pgctx.erasure_lists(conversation_id text, erasure_seq bigint, seq bigint)
 RETURNS boolean
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT seq < erasure_seq AND EXISTS (
-        SELECT 1 FROM pgctx.events x, jsonb_array_elements(x.payload->'seqs') r
-         WHERE x.conversation_id = erasure_lists.conversation_id AND x.seq = erasure_seq
-           AND x.kind = 'erasure' AND x.erased_in IS NULL
-           AND erasure_lists.seq BETWEEN (r->>0)::bigint AND (r->>1)::bigint)
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN (SELECT seq < erasure_seq AND EXISTS (
+            SELECT 1 FROM pgctx.events x, jsonb_array_elements(x.payload->'seqs') r
+             WHERE x.conversation_id = erasure_lists.conversation_id AND x.seq = erasure_seq
+               AND x.kind = 'erasure' AND x.erased_in IS NULL
+               AND erasure_lists.seq BETWEEN (r->>0)::bigint AND (r->>1)::bigint));
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgctx.events_refuse_change() RETURNS trigger
@@ -383,18 +430,32 @@ END
 $$;
 
 -- Rows that arrive with their hash skip the row trigger: those are the rows pgctx.append_events
--- chained itself (040). Only roles that may insert the hash column can send one: the schema
--- owner (who runs append_events) and superusers, who stand outside what in-database checks can
--- hold anyway (invariant 9: they can disable triggers); pgctx_app may insert only the columns a
--- caller chooses (060). Whatever such a row claims, verify_chain recomputes its hash and link and
--- compares the head. The WHEN clause is this one test because PostgreSQL re-reads and re-plans a
--- trigger's WHEN clause for every statement (measured with callgrind: a clause that also named
--- the owner and a setting cost ~10% of a single-event INSERT).
-CREATE OR REPLACE TRIGGER events_chain
-    BEFORE INSERT ON pgctx.events
-    FOR EACH ROW
-    WHEN (NEW.hash IS NULL)
-    EXECUTE FUNCTION pgctx.events_chain();
+-- chained itself (040), inserted as the schema owner (it is SECURITY DEFINER). Whatever such a row
+-- claims, verify_chain recomputes its hash and link and compares the head.
+-- pgctx_app may INSERT into the table (a whole-table grant, 060: Citus does not carry column
+-- grants to its shards), so SQL holds what the column list did: a row without a hash that names
+-- seq, prev_hash, salt, payload_digest, erased_in or created_at is refused (42501, as a column
+-- privilege was), and a row with a hash skips the trigger only when the current user is the owner
+-- (whose name, the role running this file, is written into the WHEN clause); any other role's row
+-- with a hash reaches events_chain, which accepts it only from a session that may UPDATE the log
+-- (the owner's or a superuser's, who stand outside what in-database checks can hold anyway:
+-- invariant 9; nobody is granted UPDATE, 060) and refuses it otherwise (42501).
+-- The WHEN clause is these comparisons because PostgreSQL re-reads and re-plans a trigger's WHEN
+-- clause for every statement (measured with callgrind: a clause that also named a setting cost
+-- ~10% of a single-event INSERT), and a second row trigger holding the test cost append_events 8%
+-- (bench/ab.py batch) even when its WHEN clause let every row through.
+-- Stated limit: after the schema changes owner, append_events' rows are refused until the new
+-- owner runs `pgctx migrate` (which writes the new name here); it fails closed.
+DO $$
+BEGIN
+    EXECUTE format($t$
+        CREATE OR REPLACE TRIGGER events_chain
+            BEFORE INSERT ON pgctx.events
+            FOR EACH ROW
+            WHEN (NEW.hash IS NULL OR NEW.created_at IS NULL OR CURRENT_USER <> %L)
+            EXECUTE FUNCTION pgctx.events_chain()$t$, current_user);
+END
+$$;
 CREATE OR REPLACE TRIGGER events_refuse_change
     BEFORE UPDATE OR DELETE ON pgctx.events
     FOR EACH ROW EXECUTE FUNCTION pgctx.events_refuse_change();

@@ -30,7 +30,7 @@ CREATE OR REPLACE FUNCTION pgctx.append_event(
     kind text,
     payload jsonb,
     event_key text DEFAULT NULL,
-    tenant regrole DEFAULT NULL,
+    tenant text DEFAULT NULL,
     tokens integer DEFAULT NULL
 ) RETURNS bigint
 LANGUAGE plpgsql
@@ -52,13 +52,13 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.append_event(text, text, jsonb, text, regrole, integer) IS
+COMMENT ON FUNCTION pgctx.append_event(text, text, jsonb, text, text, integer) IS
     'Append one event; returns its seq. Same event_key and content again returns the original seq.';
 
 CREATE OR REPLACE FUNCTION pgctx.append_events(
     conversation_id text,
     events jsonb,
-    tenant regrole DEFAULT NULL
+    tenant text DEFAULT NULL
 ) RETURNS TABLE (ordinality bigint, seq bigint)
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp
@@ -165,7 +165,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.append_events(text, jsonb, regrole) IS
+COMMENT ON FUNCTION pgctx.append_events(text, jsonb, text) IS
     'Append a JSON array of {kind, payload[, event_key][, tokens]} in one statement; returns (ordinality, seq) per element.';
 
 -- One event of a reserved kind (erasure, retraction, clear), appended by the function that owns

@@ -1,8 +1,8 @@
 -- 060: privileges and row-level security.
 --
 -- Invariants enforced here:
---   * Least privilege. pgctx_app owns nothing; it may SELECT the log, INSERT events (only the
---     columns a caller may choose) and call the append/verify functions. It has no UPDATE,
+--   * Least privilege. pgctx_app owns nothing; it may SELECT the log, INSERT events (the
+--     triggers refuse the columns a caller may not choose, 030) and call the append/verify functions. It has no UPDATE,
 --     DELETE or TRUNCATE anywhere, cannot disable triggers (that needs ownership) and cannot set
 --     session_replication_role (superuser only). pgctx_auditor may only read.
 --   * No function is executable by PUBLIC; definer-rights functions pin their search path (a test
@@ -20,11 +20,23 @@ GRANT USAGE ON SCHEMA pgctx TO pgctx_app, pgctx_auditor;
 GRANT SELECT ON pgctx.events, pgctx.conversations, pgctx.event_kinds, pgctx.tenants,
                 pgctx.error_codes, pgctx.chain_heads
     TO pgctx_app, pgctx_auditor;
-GRANT INSERT (conversation_id, kind, payload, event_key, tenant, tokens) ON pgctx.events TO pgctx_app;
+-- The whole table, not a column list (before 0010: INSERT (conversation_id, kind, payload,
+-- event_key, tenant, tokens)): Citus does not carry column grants to its shards. The events
+-- triggers refuse the columns a caller may not set (030).
+-- Revoked only where a release granted them: Citus refuses any column-list GRANT or REVOKE.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                WHERE a.attrelid = 'pgctx.events'::regclass AND a.attacl IS NOT NULL) THEN
+        REVOKE INSERT (conversation_id, kind, payload, event_key, tenant, tokens) ON pgctx.events FROM pgctx_app;
+    END IF;
+END
+$$;
+GRANT INSERT ON pgctx.events TO pgctx_app;
 
 GRANT EXECUTE ON FUNCTION
-    pgctx.append_event(text, text, jsonb, text, regrole, integer),
-    pgctx.append_events(text, jsonb, regrole),
+    pgctx.append_event(text, text, jsonb, text, text, integer),
+    pgctx.append_events(text, jsonb, text),
     pgctx.payload_from_text(text)
     TO pgctx_app;
 GRANT EXECUTE ON FUNCTION
@@ -41,8 +53,10 @@ GRANT EXECUTE ON FUNCTION
     pgctx.erasure_lists(text, bigint, bigint),
     pgctx.max_payload_bytes(),
     pgctx.valid_conversation_id(text),
-    pgctx.tenant_member(regrole),
-    pgctx.tenant_visible(regrole)
+    pgctx.utf8_bytes(text),
+    pgctx.tenant_member(text),
+    pgctx.tenant_visible(text),
+    pgctx.tenant_name(text)
     TO pgctx_app, pgctx_auditor;
 
 ALTER TABLE pgctx.conversations ENABLE ROW LEVEL SECURITY;

@@ -52,7 +52,7 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     VALUES (tool, effect, identifier_args, description)
     ON CONFLICT (tool) DO UPDATE
        SET effect = excluded.effect, identifier_args = excluded.identifier_args,
-           description = excluded.description, declared_at = now();
+           description = excluded.description, declared_at = excluded.declared_at;
     SELECT tool;
 $$;
 
@@ -78,6 +78,9 @@ CREATE INDEX IF NOT EXISTS events_approval ON pgctx.events (conversation_id, (pa
 -- A conversation's history and where each part of it is stored: its own events after base_seq,
 -- and for a branch its source's events up to the fork point (recursively). A call made before a
 -- fork and answered on the branch is one call of the branch's history.
+-- One lookup of one conversation per step (a loop, not a recursive query): each reads a single
+-- conversation's row, which on Citus is a single-shard query, where a recursive query over the
+-- table is refused (scaling.md); a conversation that is not a branch is one step.
 CREATE OR REPLACE FUNCTION pgctx.lineage(of_conversation text)
 RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
 -- ROWS 1: nearly every conversation is not a branch. The default estimate (1000) multiplied the
@@ -87,22 +90,38 @@ LANGUAGE plpgsql STABLE ROWS 1
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET jit = off AS $$
-#variable_conflict use_column
+DECLARE
+    part   text := of_conversation;
+    source text;
 BEGIN
-    RETURN QUERY
-    WITH RECURSIVE l AS (
-        SELECT c.conversation_id, c.base_seq, NULL::bigint AS upto_seq, c.forked_from
-          FROM pgctx.conversations c WHERE c.conversation_id = of_conversation
-        UNION ALL
-        SELECT p.conversation_id, p.base_seq, l.base_seq, p.forked_from
-          FROM l JOIN pgctx.conversations p ON p.conversation_id = l.forked_from
-    )
-    SELECT l.conversation_id, l.base_seq, l.upto_seq FROM l;
+    upto_seq := NULL;
+    WHILE part IS NOT NULL LOOP
+        SELECT c.base_seq, c.forked_from INTO after_seq, source
+          FROM pgctx.conversations c WHERE c.conversation_id = part;
+        EXIT WHEN NOT FOUND;
+        conversation_id := part;
+        RETURN NEXT;
+        upto_seq := after_seq;
+        part := source;
+    END LOOP;
 END
 $$;
 
 COMMENT ON FUNCTION pgctx.lineage(text) IS
     'Where a conversation''s history is stored: (conversation_id, after_seq, upto_seq) for itself and, for a branch, each source up to its fork point.';
+
+-- Rows of pgctx.lineage read before a query and passed into it as arrays (a function that reads
+-- the tables, called inside a query of them, is nested distributed execution on Citus). ROWS 1,
+-- as lineage: unnest's estimate (100) gave tool_calls and context_events plans that scanned the
+-- log (bench/ab.py context: 1.29x). PL/pgSQL, so the estimate holds: a SQL function would be
+-- inlined, estimate and all. Reads no table: on Citus it is an immutable table expression.
+CREATE OR REPLACE FUNCTION pgctx.lineage_parts(ids text[], after_seqs bigint[], upto_seqs bigint[])
+RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 1 AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM unnest(ids, after_seqs, upto_seqs);
+END
+$$;
 
 -- Before 0006 tool_calls returned no subject or arguments. Its row type changes, so the old function goes,
 -- and with it the two views built on it (side_effects, conversation_status: 140 recreates them,
@@ -133,13 +152,22 @@ SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET jit = off AS $$
 #variable_conflict use_column
+DECLARE
+    part_ids   text[];
+    part_after bigint[];
+    part_upto  bigint[];
 BEGIN
+    -- the lineage in a statement of its own, its rows passed to the query below: a function that
+    -- reads the tables, called inside a query of them, is nested distributed execution on Citus
+    SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
+      INTO part_ids, part_after, part_upto
+      FROM pgctx.lineage(tool_calls.conversation_id) l;
     RETURN QUERY
     WITH bounds AS MATERIALIZED (
         SELECT coalesce(upto, (SELECT c.head_seq FROM pgctx.conversations c
                                 WHERE c.conversation_id = tool_calls.conversation_id)) AS upto
     ), stored AS MATERIALIZED (
-        SELECT * FROM pgctx.lineage(tool_calls.conversation_id)
+        SELECT * FROM pgctx.lineage_parts(part_ids, part_after, part_upto)
     ), parts AS MATERIALIZED (
         -- the stored parts of the history up to upto: (conversation, after, through)
         SELECT l.conversation_id AS cid, l.after_seq AS lo, least(coalesce(l.upto_seq, b.upto), b.upto) AS hi
@@ -252,11 +280,15 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The seq of the last clear at or before upto (0 if none): where a view or a fold starts over
--- (200). Here, not in 200: must_keep below is a SQL function, checked when it is created.
+-- (200). Here, not in 200: must_keep below calls it.
+-- PL/pgSQL: a SQL function whose body has a FROM is not inlined as a scalar, and Citus cannot
+-- plan a SQL function's parameters (scaling.md).
 CREATE OR REPLACE FUNCTION pgctx.last_clear(conversation_id text, upto bigint) RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT coalesce(max(v.seq), 0) FROM pgctx.events v
-     WHERE v.conversation_id = last_clear.conversation_id AND v.kind = 'clear' AND v.seq <= upto
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN (SELECT coalesce(max(v.seq), 0) FROM pgctx.events v
+         WHERE v.conversation_id = last_clear.conversation_id AND v.kind = 'clear' AND v.seq <= upto);
+END
 $$;
 
 -- Before 0006 must_keep took no schema_version (it derived version 1's items).
@@ -268,54 +300,59 @@ DROP FUNCTION IF EXISTS pgctx.must_keep(text, bigint, bigint, jsonb);
 -- unknown here): for version 1, those unresolved or writes with a request id, which stay
 -- tracked; for version 2, all of them, which stay tracked while unresolved or within the
 -- horizon (see the header). "collapsed" lists, for version 2, the resolved calls beyond it.
+-- PL/pgSQL, one statement: Citus cannot plan a non-inlined SQL function's parameters.
 CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint,
                                            previous jsonb DEFAULT NULL, schema_version integer DEFAULT 2)
 RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
-    WITH reset AS (
-        -- a clear in the range: the summary starts over after it (200), and approvals asked
-        -- before the last clear are not the view's any more
-        SELECT pgctx.last_clear(must_keep.conversation_id, to_seq) AS at
-    ), carried AS (
-        SELECT coalesce(array_agg(t.k), '{}') AS ids
-          FROM reset, jsonb_each(coalesce((CASE WHEN reset.at <= from_seq THEN previous END)->'tool_state', '{}')) AS t(k, v)
-         WHERE schema_version >= 2
-            OR t.v->>'status' IN ('running', 'unknown')
-            OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL)
-    ), derived AS MATERIALIZED (
-        SELECT t.*, t.status IN ('planned', 'running', 'unknown') AS unresolved
-          FROM reset, carried, pgctx.tool_calls(must_keep.conversation_id, greatest(from_seq, reset.at), to_seq, carried.ids) t
-    ), calls AS MATERIALIZED (
-        -- kept: unresolved, or within the horizon (version 2), or any (version 1)
-        SELECT d.*, (schema_version < 2 OR d.unresolved
-                     OR row_number() OVER (PARTITION BY d.unresolved, d.effect = 'read' ORDER BY d.call_seq DESC)
-                        <= CASE WHEN d.effect = 'read' THEN 3 ELSE 12 END) AS kept
-          FROM derived d
-    )
-    SELECT jsonb_build_object(
-        'omitted_event_range', jsonb_build_object('from', 1, 'to', to_seq),
-        'last_event_id', to_seq,
-        'tool_calls', coalesce((
-            SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
-                       'tool', t.tool, 'status', t.status, 'effect', t.effect,
-                       'idempotency_key', t.idempotency_key, 'request_id', t.request_id, 'error', t.error,
-                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'result_seq', t.result_seq,
-                       'subject', CASE WHEN schema_version >= 2 THEN t.subject END)))
-              FROM calls t WHERE t.kept), '{}'),
-        'identifiers', coalesce((
-            SELECT jsonb_agg(DISTINCT i) FROM reset, calls t, unnest(t.identifiers) i
-             WHERE t.kept AND t.call_seq > greatest(from_seq, reset.at)), '[]'),
-        'open_approvals', coalesce((
-            SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
-              FROM reset, pgctx.open_approvals(must_keep.conversation_id, to_seq) a WHERE a.seq > reset.at), '[]')
-    ) || CASE WHEN schema_version >= 2 THEN jsonb_build_object('collapsed', coalesce((
-            SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
-                       'tool', t.tool, 'status', t.status, 'effect', t.effect, 'request_id', t.request_id,
-                       'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'subject', t.subject)))
-              FROM calls t WHERE NOT t.kept), '{}'))
-         ELSE '{}'::jsonb END
+#variable_conflict use_column
+BEGIN
+    RETURN (
+        WITH reset AS (
+            -- a clear in the range: the summary starts over after it (200), and approvals asked
+            -- before the last clear are not the view's any more
+            SELECT pgctx.last_clear(must_keep.conversation_id, to_seq) AS at
+        ), carried AS (
+            SELECT coalesce(array_agg(t.k), '{}') AS ids
+              FROM reset, jsonb_each(coalesce((CASE WHEN reset.at <= from_seq THEN previous END)->'tool_state', '{}')) AS t(k, v)
+             WHERE schema_version >= 2
+                OR t.v->>'status' IN ('running', 'unknown')
+                OR (t.v->>'effect' <> 'read' AND t.v->>'request_id' IS NOT NULL)
+        ), derived AS MATERIALIZED (
+            SELECT t.*, t.status IN ('planned', 'running', 'unknown') AS unresolved
+              FROM reset, carried, pgctx.tool_calls(must_keep.conversation_id, greatest(from_seq, reset.at), to_seq, carried.ids) t
+        ), calls AS MATERIALIZED (
+            -- kept: unresolved, or within the horizon (version 2), or any (version 1)
+            SELECT d.*, (schema_version < 2 OR d.unresolved
+                         OR row_number() OVER (PARTITION BY d.unresolved, d.effect = 'read' ORDER BY d.call_seq DESC)
+                            <= CASE WHEN d.effect = 'read' THEN 3 ELSE 12 END) AS kept
+              FROM derived d
+        )
+        SELECT jsonb_build_object(
+            'omitted_event_range', jsonb_build_object('from', 1, 'to', to_seq),
+            'last_event_id', to_seq,
+            'tool_calls', coalesce((
+                SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
+                           'tool', t.tool, 'status', t.status, 'effect', t.effect,
+                           'idempotency_key', t.idempotency_key, 'request_id', t.request_id, 'error', t.error,
+                           'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'result_seq', t.result_seq,
+                           'subject', CASE WHEN schema_version >= 2 THEN t.subject END)))
+                  FROM calls t WHERE t.kept), '{}'),
+            'identifiers', coalesce((
+                SELECT jsonb_agg(DISTINCT i) FROM reset, calls t, unnest(t.identifiers) i
+                 WHERE t.kept AND t.call_seq > greatest(from_seq, reset.at)), '[]'),
+            'open_approvals', coalesce((
+                SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
+                  FROM reset, pgctx.open_approvals(must_keep.conversation_id, to_seq) a WHERE a.seq > reset.at), '[]')
+        ) || CASE WHEN schema_version >= 2 THEN jsonb_build_object('collapsed', coalesce((
+                SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
+                           'tool', t.tool, 'status', t.status, 'effect', t.effect, 'request_id', t.request_id,
+                           'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'subject', t.subject)))
+                  FROM calls t WHERE NOT t.kept), '{}'))
+             ELSE '{}'::jsonb END);
+END
 $$;
 
 COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint, jsonb, integer) IS

@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS pgctx.checkpoints (
     summary          jsonb NOT NULL,
     checksum         bytea NOT NULL,
     summarizer       text,
-    tenant           regrole,
+    tenant           text,
     prepared_at      timestamptz NOT NULL DEFAULT now(),
     prepared_by      name NOT NULL DEFAULT session_user,
     decided_at       timestamptz,
@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS pgctx.fold_heads (
     version          integer NOT NULL DEFAULT 0,
     cursor           bigint NOT NULL DEFAULT 0,
     checksum         bytea,
-    tenant           regrole,
+    tenant           text,
     committed_at     timestamptz,
     fallback_reason  text
 );
@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS pgctx.verified_points (
     conversation_id  text PRIMARY KEY,
     seq              bigint NOT NULL,
     hash             bytea NOT NULL,
-    tenant           regrole,
+    tenant           text,
     verified_at      timestamptz NOT NULL DEFAULT now()
 );
 

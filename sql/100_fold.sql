@@ -48,14 +48,20 @@ CREATE OR REPLACE FUNCTION pgctx.base_summary(conversation_id text, base_version
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
+DECLARE
+    source         text;
+    source_version integer;
 BEGIN
     IF base_version > 0 THEN
         RETURN (SELECT k.summary FROM pgctx.checkpoints k
                  WHERE k.conversation_id = base_summary.conversation_id AND k.version = base_summary.base_version);
     END IF;
-    RETURN (SELECT k.summary FROM pgctx.conversations b
-              JOIN pgctx.checkpoints k ON k.conversation_id = b.forked_from AND k.version = b.fork_version
-             WHERE b.conversation_id = base_summary.conversation_id);
+    -- two lookups, each of one conversation: a join of a branch to its source's checkpoint crosses
+    -- shards on Citus (scaling.md)
+    SELECT b.forked_from, b.fork_version INTO source, source_version
+      FROM pgctx.conversations b WHERE b.conversation_id = base_summary.conversation_id;
+    RETURN (SELECT k.summary FROM pgctx.checkpoints k
+             WHERE k.conversation_id = source AND k.version = source_version);
 END
 $$;
 
@@ -69,15 +75,18 @@ SET jit = off AS $$
 DECLARE
     found_row record;
 BEGIN
-    SELECT coalesce(h.version, 0) AS v, coalesce(h.cursor, c.base_seq) AS c,
-           pgctx.base_summary(c.conversation_id, coalesce(h.version, 0)) AS s
+    SELECT coalesce(h.version, 0) AS v, coalesce(h.cursor, c.base_seq) AS c
       INTO found_row
       FROM pgctx.conversations c
       LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
      WHERE c.conversation_id = committed_fold.conversation_id;
     version := found_row.v;
     cursor := found_row.c;
-    summary := found_row.s;
+    -- read after the query, not inside it: a function that reads the tables again from inside a
+    -- query of them is nested distributed execution on Citus (scaling.md)
+    IF found_row.v IS NOT NULL THEN
+        summary := pgctx.base_summary(committed_fold.conversation_id, found_row.v);
+    END IF;
 END
 $$;
 
@@ -101,6 +110,9 @@ DECLARE
     head_seq   bigint;
     previous   jsonb;
     schema_err text;
+    part_ids   text[];
+    part_after bigint[];
+    part_upto  bigint[];
     keep       jsonb;
     call       record;
     claimed    jsonb;
@@ -152,8 +164,12 @@ BEGIN
     END IF;
 
     -- erased content (190): a candidate cites no erased event, in any section. Only looked for
-    -- when the history holds an erased event (one index probe per part of the lineage).
-    IF EXISTS (SELECT 1 FROM pgctx.lineage(fold_violations.conversation_id) p
+    -- when the history holds an erased event (one index probe per part of the lineage). The
+    -- lineage is read in a statement of its own and passed in (nested reads on Citus otherwise).
+    SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
+      INTO part_ids, part_after, part_upto
+      FROM pgctx.lineage(fold_violations.conversation_id) l;
+    IF EXISTS (SELECT 1 FROM pgctx.lineage_parts(part_ids, part_after, part_upto) p
                  JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.erased_in IS NOT NULL
                       AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)) THEN
         RETURN QUERY
@@ -161,7 +177,8 @@ BEGIN
                                    c.seq, c.erased_in, c.conversation_id)
               FROM (SELECT DISTINCT e.seq, e.erased_in, e.conversation_id
                       FROM jsonb_path_query(summary, 'lax $.**.source_event_ids[*]') AS s(id)
-                      JOIN pgctx.lineage(fold_violations.conversation_id) p ON jsonb_typeof(s.id) = 'number'
+                      JOIN pgctx.lineage_parts(part_ids, part_after, part_upto) p
+                        ON jsonb_typeof(s.id) = 'number'
                            AND (s.id)::numeric > p.after_seq AND (p.upto_seq IS NULL OR (s.id)::numeric <= p.upto_seq)
                       JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.seq = (s.id)::numeric
                            AND e.erased_in IS NOT NULL) c

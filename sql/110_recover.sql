@@ -82,7 +82,7 @@ BEGIN
         INSERT INTO pgctx.verified_points AS v (conversation_id, seq, hash, tenant)
         VALUES (conversation_id, chain.head_seq, chain.head_hash, head.tenant)
         ON CONFLICT ON CONSTRAINT verified_points_pkey DO UPDATE
-           SET seq = excluded.seq, hash = excluded.hash, verified_at = now();
+           SET seq = excluded.seq, hash = excluded.hash, verified_at = excluded.verified_at;
         actions := actions || to_jsonb(format('chain verified up to seq %s', chain.head_seq));
     END IF;
 

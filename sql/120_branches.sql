@@ -60,6 +60,7 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     conv      pgctx.conversations%ROWTYPE;
     abandoned jsonb;
+    member    text;
 BEGIN
     SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = confirm_mainline.conversation_id;
     IF NOT FOUND OR NOT pgctx.tenant_visible(conv.tenant) THEN
@@ -72,19 +73,26 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'PC118',
             MESSAGE = format('conversation %s has no branches', conv.conversation_id);
     END IF;
-    -- lock the whole family in one order, so concurrent confirmations serialize without deadlock
-    PERFORM 1 FROM pgctx.conversations c WHERE c.family = conv.family ORDER BY c.conversation_id FOR UPDATE;
+    -- lock the whole family in one order, so concurrent confirmations serialize without deadlock:
+    -- one member at a time, each a single-conversation statement (a FOR UPDATE or an UPDATE of the
+    -- whole family crosses shards on Citus, scaling.md). A branch forked meanwhile is not missed:
+    -- forking locks its source, a member locked here.
+    FOR member IN SELECT c.conversation_id FROM pgctx.conversations c WHERE c.family = conv.family
+                   ORDER BY c.conversation_id LOOP
+        PERFORM 1 FROM pgctx.conversations c WHERE c.conversation_id = member FOR UPDATE;
+    END LOOP;
     SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = confirm_mainline.conversation_id;
     IF conv.branch_status = 'abandoned' THEN
         RAISE EXCEPTION USING ERRCODE = 'PC016',
             MESSAGE = format('conversation %s is an abandoned branch and cannot become mainline', conv.conversation_id);
     END IF;
-    WITH gone AS (
-        UPDATE pgctx.conversations c SET branch_status = 'abandoned'
-         WHERE c.family = conv.family AND c.conversation_id <> conv.conversation_id AND c.branch_status = 'open'
-        RETURNING c.conversation_id
-    )
-    SELECT coalesce(jsonb_agg(g.conversation_id ORDER BY g.conversation_id), '[]') INTO abandoned FROM gone g;
+    abandoned := '[]';
+    FOR member IN SELECT c.conversation_id FROM pgctx.conversations c
+                   WHERE c.family = conv.family AND c.conversation_id <> conv.conversation_id AND c.branch_status = 'open'
+                   ORDER BY c.conversation_id LOOP
+        UPDATE pgctx.conversations c SET branch_status = 'abandoned' WHERE c.conversation_id = member;
+        abandoned := abandoned || to_jsonb(member);
+    END LOOP;
     IF conv.branch_status = 'mainline' AND abandoned = '[]'::jsonb THEN
         RETURN jsonb_build_object('mainline', conv.conversation_id, 'abandoned', abandoned, 'changed', false);
     END IF;

@@ -181,8 +181,11 @@ DECLARE
     boundary bigint;
     earlier  bigint;
 BEGIN
-    SELECT f.cursor, least(coalesce(upto, c.head_seq), c.head_seq) INTO lo, boundary
-      FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f
+    -- the committed fold in a statement of its own: a function that reads the tables, called from
+    -- a query of them, is nested distributed execution on Citus (scaling.md)
+    SELECT f.cursor INTO lo FROM pgctx.committed_fold(fold_boundary.conversation_id) f;
+    SELECT least(coalesce(upto, c.head_seq), c.head_seq) INTO boundary
+      FROM pgctx.conversations c
      WHERE c.conversation_id = fold_boundary.conversation_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'PC014',
@@ -192,13 +195,13 @@ BEGIN
     -- (each round moves it back at least one event, so this ends).
     LOOP
         EXIT WHEN boundary <= lo;
-        SELECT min(x.seq) - 1 INTO earlier
-          FROM (SELECT t.call_seq AS seq
-                  FROM pgctx.tool_calls(fold_boundary.conversation_id, lo, boundary) t
-                 WHERE t.call_seq > lo
-                   AND ((t.result_seq IS NULL AND t.status IN ('planned', 'running')) OR t.result_seq > boundary)
-                UNION ALL
-                SELECT (e.payload->>'scopes_event')::bigint
+        -- the calls in a statement of their own: not inside a query of the log (Citus, scaling.md)
+        SELECT min(t.call_seq) - 1 INTO earlier
+          FROM pgctx.tool_calls(fold_boundary.conversation_id, lo, boundary) t
+         WHERE t.call_seq > lo
+           AND ((t.result_seq IS NULL AND t.status IN ('planned', 'running')) OR t.result_seq > boundary);
+        SELECT least(earlier, min(x.seq) - 1) INTO earlier
+          FROM (SELECT (e.payload->>'scopes_event')::bigint AS seq
                   FROM pgctx.events e
                  WHERE e.conversation_id = fold_boundary.conversation_id AND e.kind = 'approval'
                    AND e.seq > boundary AND jsonb_typeof(e.payload->'scopes_event') = 'number'
@@ -251,22 +254,32 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
 DECLARE
-    raw_from bigint;
-    size     bigint;
-    classes  text[];
+    raw_from       bigint;
+    size           bigint;
+    classes        text[];
+    source         text;
+    source_version integer;
     smaller  boolean;
 BEGIN
-    SELECT f.version, f.cursor, c.head_seq,
-           coalesce((SELECT k.tokens FROM pgctx.checkpoints k
-                      WHERE k.conversation_id = c.conversation_id AND k.version = f.version),
-                    (SELECT k.tokens FROM pgctx.checkpoints k  -- a branch's first fold: its source's
-                      WHERE k.conversation_id = c.forked_from AND k.version = c.fork_version AND f.version = 0), 0)
-      INTO version, cursor, head_seq, summary_tokens
-      FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f
+    -- the committed fold, the head and the summary's tokens in statements of their own, each of
+    -- one conversation (nested or cross-shard reads on Citus otherwise: scaling.md)
+    SELECT f.version, f.cursor INTO version, cursor FROM pgctx.committed_fold(fold_status.conversation_id) f;
+    SELECT c.head_seq, c.forked_from, c.fork_version INTO head_seq, source, source_version
+      FROM pgctx.conversations c
      WHERE c.conversation_id = fold_status.conversation_id;
     IF NOT FOUND THEN
+        version := NULL;
+        cursor := NULL;
         RETURN;  -- every column NULL: no such conversation (or not visible)
     END IF;
+    IF version > 0 THEN
+        SELECT k.tokens INTO summary_tokens FROM pgctx.checkpoints k
+         WHERE k.conversation_id = fold_status.conversation_id AND k.version = fold_status.version;
+    ELSIF source IS NOT NULL THEN  -- a branch's first fold: its source's
+        SELECT k.tokens INTO summary_tokens FROM pgctx.checkpoints k
+         WHERE k.conversation_id = source AND k.version = source_version;
+    END IF;
+    summary_tokens := coalesce(summary_tokens, 0);
     SELECT coalesce(sum(e.tokens), 0) INTO unfolded_tokens FROM pgctx.events e
      WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor;
     -- the working context's own definition of its evidence (170), so the two never disagree

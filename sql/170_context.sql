@@ -20,23 +20,39 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET jit = off AS $$
+DECLARE
+    fold_version integer;
+    fold_cursor  bigint;
+    fold_summary jsonb;
+    cleared_at   bigint;
+    part_ids     text[];
+    part_after   bigint[];
+    part_upto    bigint[];
 BEGIN
+    -- what the query below reads from other functions, each in a statement of its own: a function
+    -- that reads the tables, called inside a query of them, is nested distributed execution on
+    -- Citus. (A STABLE function's statements all see its caller's snapshot: still one snapshot.)
+    SELECT f.version, f.cursor, f.summary INTO fold_version, fold_cursor, fold_summary
+      FROM pgctx.committed_fold(context_events.conversation_id) f;
+    cleared_at := pgctx.last_clear(context_events.conversation_id, 9223372036854775807);
+    SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
+      INTO part_ids, part_after, part_upto
+      FROM pgctx.lineage(context_events.conversation_id) l;
     RETURN QUERY
     WITH fold AS MATERIALIZED (
         -- the checkpoint by a correlated subquery: both primary key columns are then index
         -- conditions in any plan (as a join, the generic plan, costed on conversations with one or
         -- two checkpoints, scanned every checkpoint of the conversation: 1.2 ms at 5,000 folds)
-        SELECT f.version, f.cursor, f.summary,
+        SELECT fold_version AS version, fold_cursor AS cursor, fold_summary AS summary,
                (SELECT k.evidence FROM pgctx.checkpoints k
-                 WHERE k.conversation_id = context_events.conversation_id AND k.version = f.version
+                 WHERE k.conversation_id = context_events.conversation_id AND k.version = fold_version
                    AND k.phase = 'COMMITTED') AS evidence,
                (SELECT c.head_seq FROM pgctx.conversations c
                  WHERE c.conversation_id = context_events.conversation_id) AS head,
-               pgctx.last_clear(context_events.conversation_id, 9223372036854775807) AS cleared,
+               cleared_at AS cleared,
                ARRAY(SELECT (r.payload->>'seq')::bigint FROM pgctx.events r
                       WHERE r.conversation_id = context_events.conversation_id AND r.kind = 'retraction'
-                        AND r.seq > f.cursor) AS retracted
-          FROM pgctx.committed_fold(context_events.conversation_id) f
+                        AND r.seq > fold_cursor) AS retracted
     ), unfolded AS MATERIALIZED (
         SELECT e.seq, e.kind, e.payload, e.tokens
           FROM pgctx.events e, fold f
@@ -44,7 +60,7 @@ BEGIN
            AND e.kind NOT IN ('retraction', 'clear') AND e.seq <> ALL (f.retracted)
     ), parts AS MATERIALIZED (
         -- a branch's folded history may be stored under its source (080 lineage)
-        SELECT * FROM pgctx.lineage(context_events.conversation_id)
+        SELECT * FROM pgctx.lineage_parts(part_ids, part_after, part_upto)
     ), pinned AS (
         -- the call of a result that came after the call was folded
         SELECT c.seq, 'call of the result at seq ' || a.seq AS reason

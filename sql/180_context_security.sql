@@ -13,6 +13,7 @@ REVOKE ALL ON FUNCTION
     pgctx.context_events(text),
     pgctx.serialize_folds(text),
     pgctx.lineage(text),
+    pgctx.lineage_parts(text[], bigint[], bigint[]),
     pgctx.checkpoints_evidence()
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
@@ -21,6 +22,7 @@ GRANT EXECUTE ON FUNCTION
     pgctx.fold_status(text, bigint, bigint, bigint),
     pgctx.risk_live(text, jsonb, bigint[], bigint),
     pgctx.context_events(text),
-    pgctx.lineage(text)
+    pgctx.lineage(text),
+    pgctx.lineage_parts(text[], bigint[], bigint[])
     TO pgctx_app, pgctx_auditor;
 GRANT EXECUTE ON FUNCTION pgctx.serialize_folds(text) TO pgctx_app;

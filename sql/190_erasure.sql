@@ -201,12 +201,13 @@ COMMENT ON FUNCTION pgctx.erase_conversation(text, text) IS
 
 -- Every conversation of a tenant, in one transaction (conversation by conversation, in id order,
 -- so two concurrent tenant erasures take their locks in the same order).
-CREATE OR REPLACE FUNCTION pgctx.erase_tenant(tenant regrole, reason text) RETURNS SETOF jsonb
+CREATE OR REPLACE FUNCTION pgctx.erase_tenant(tenant text, reason text) RETURNS SETOF jsonb
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     id text;
 BEGIN
+    tenant := pgctx.tenant_name(tenant);
     IF NOT EXISTS (SELECT 1 FROM pgctx.tenants t WHERE t.tenant = erase_tenant.tenant) THEN
         RAISE EXCEPTION USING ERRCODE = 'PC008', MESSAGE = format('%s is not a registered tenant', tenant);
     END IF;
@@ -217,49 +218,53 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.erase_tenant(regrole, text) IS
+COMMENT ON FUNCTION pgctx.erase_tenant(text, text) IS
     'Erase every conversation of a tenant in one transaction; one report per conversation. pgctx_eraser or the owner.';
 
 -- Retention.
 CREATE TABLE IF NOT EXISTS pgctx.retention_policy (
-    tenant      regrole REFERENCES pgctx.tenants (tenant),
+    tenant      text REFERENCES pgctx.tenants (tenant),
     idle_days   integer NOT NULL CHECK (idle_days >= 1),
     set_by      name NOT NULL DEFAULT session_user,
     set_at      timestamptz NOT NULL DEFAULT now()
 );
 -- one row per tenant, and one global row (tenant NULL)
-CREATE UNIQUE INDEX IF NOT EXISTS retention_policy_scope ON pgctx.retention_policy ((coalesce(tenant::oid, 0)));
+CREATE UNIQUE INDEX IF NOT EXISTS retention_policy_scope ON pgctx.retention_policy ((coalesce(tenant, '')));
 
 COMMENT ON TABLE pgctx.retention_policy IS
     'Erase conversations idle for more than idle_days: one global row (tenant NULL) and per-tenant rows that override it. Set with pgctx.set_retention_policy; applied by pgctx.erase_expired.';
 
 -- idle_days NULL removes the policy of that scope.
-CREATE OR REPLACE FUNCTION pgctx.set_retention_policy(tenant regrole, idle_days integer) RETURNS void
+CREATE OR REPLACE FUNCTION pgctx.set_retention_policy(tenant text, idle_days integer) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
+    tenant := pgctx.tenant_name(tenant);
     IF tenant IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pgctx.tenants t WHERE t.tenant = set_retention_policy.tenant) THEN
         RAISE EXCEPTION USING ERRCODE = 'PC019', MESSAGE = format('%s is not a registered tenant', tenant);
     END IF;
     IF idle_days IS NOT NULL AND idle_days < 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'PC019', MESSAGE = format('idle_days must be at least 1, got %s', idle_days);
     END IF;
-    DELETE FROM pgctx.retention_policy p WHERE coalesce(p.tenant::oid, 0) = coalesce(set_retention_policy.tenant::oid, 0);
+    DELETE FROM pgctx.retention_policy p WHERE coalesce(p.tenant, '') = coalesce(set_retention_policy.tenant, '');
     IF idle_days IS NOT NULL THEN
         INSERT INTO pgctx.retention_policy (tenant, idle_days) VALUES (tenant, idle_days);
     END IF;
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.set_retention_policy(regrole, integer) IS
+COMMENT ON FUNCTION pgctx.set_retention_policy(text, integer) IS
     'Set (or with idle_days NULL remove) the retention of a tenant, or the global one (tenant NULL). pgctx_eraser or the owner.';
 
 -- What erase_expired would erase as of a time: conversations with content left whose newest
 -- non-erasure event is older than their policy allows.
 CREATE OR REPLACE FUNCTION pgctx.expired_conversations(as_of timestamptz DEFAULT now())
-RETURNS TABLE (conversation_id text, tenant regrole, last_event_at timestamptz, idle_days integer)
-LANGUAGE sql STABLE SECURITY DEFINER
+RETURNS TABLE (conversation_id text, tenant text, last_event_at timestamptz, idle_days integer)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     SELECT c.conversation_id, c.tenant, l.at, p.idle_days
       FROM pgctx.conversations c
      CROSS JOIN LATERAL (SELECT coalesce((SELECT r.idle_days FROM pgctx.retention_policy r WHERE r.tenant = c.tenant),
@@ -272,7 +277,8 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
        AND l.at < as_of - make_interval(days => p.idle_days)
        AND EXISTS (SELECT 1 FROM pgctx.events e
                     WHERE e.conversation_id = c.conversation_id AND e.erased_in IS NULL AND e.kind <> 'erasure')
-     ORDER BY c.conversation_id
+     ORDER BY c.conversation_id;
+END
 $$;
 
 COMMENT ON FUNCTION pgctx.expired_conversations(timestamptz) IS
@@ -296,8 +302,8 @@ GRANT USAGE ON SCHEMA pgctx TO pgctx_eraser;
 GRANT EXECUTE ON FUNCTION
     pgctx.erase_events(text, bigint[], text),
     pgctx.erase_conversation(text, text),
-    pgctx.erase_tenant(regrole, text),
-    pgctx.set_retention_policy(regrole, integer),
+    pgctx.erase_tenant(text, text),
+    pgctx.set_retention_policy(text, integer),
     pgctx.expired_conversations(timestamptz),
     pgctx.erase_expired(text, timestamptz)
     TO pgctx_eraser;

@@ -59,15 +59,19 @@ COMMENT ON FUNCTION pgctx.langgraph_ref(bigint, jsonb) IS
     'The seq a LangGraph record''s reference names: negative = relative to the holding event''s seq, positive = absolute.';
 
 -- The seq of the newest tombstone covering (ns, checkpoint_id) in a thread, 0 if none.
+-- PL/pgSQL: a SQL function whose body has a FROM is not inlined as a scalar, and Citus cannot
+-- plan a SQL function's parameters (scaling.md).
 CREATE OR REPLACE FUNCTION pgctx.langgraph_deleted_at(thread_id text, ns text, checkpoint_id text) RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT coalesce(max(t.seq), 0) FROM pgctx.events t
-     WHERE t.conversation_id = thread_id AND t.kind = 'lg_delete'
-       AND CASE t.payload->>'scope'
-               WHEN 'thread' THEN true
-               WHEN 'all_but' THEN NOT t.payload->'keep' @> jsonb_build_array(jsonb_build_object('ns', ns, 'checkpoint_id', checkpoint_id))
-               ELSE t.payload->'checkpoints' @> jsonb_build_array(jsonb_build_object('ns', ns, 'checkpoint_id', checkpoint_id))
-           END
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN (SELECT coalesce(max(t.seq), 0) FROM pgctx.events t
+         WHERE t.conversation_id = thread_id AND t.kind = 'lg_delete'
+           AND CASE t.payload->>'scope'
+                   WHEN 'thread' THEN true
+                   WHEN 'all_but' THEN NOT t.payload->'keep' @> jsonb_build_array(jsonb_build_object('ns', ns, 'checkpoint_id', checkpoint_id))
+                   ELSE t.payload->'checkpoints' @> jsonb_build_array(jsonb_build_object('ns', ns, 'checkpoint_id', checkpoint_id))
+               END);
+END
 $$;
 
 COMMENT ON FUNCTION pgctx.langgraph_deleted_at(text, text, text) IS

@@ -7,6 +7,7 @@ catalog properties Citus requires of the schema. On plain PostgreSQL, distribute
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 
 import psycopg
@@ -190,3 +191,20 @@ def test_the_schema_is_what_citus_can_distribute(conn):
     assert sorted(read_state(conn).foreign_keys, key=lambda k: (k.table, k.name)) == sorted(
         FOREIGN_KEYS, key=lambda k: (k.table, k.name))
     assert all(k.references in REFERENCE_TABLES and k.table in tables for k in FOREIGN_KEYS)
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_migrate_distributes_again_only_where_pgctx_is_distributed(dsn, monkeypatch, distributed):
+    """pgctx.migrate ends with pgctx.distribute on a distributed installation (the functions it
+    re-created need propagating again and their plan_cache_mode reset), never on one that is not.
+    Citus is not here: the catalog's answer is replaced, and distribute records its calls."""
+    placement = importlib.import_module("pgctx.distribute")  # the module (pgctx.distribute is the function)
+    real = placement.read_state
+    calls = []
+    monkeypatch.setattr(placement, "read_state", lambda conn: replace(
+        real(conn), citus=True, distributed=frozenset(DISTRIBUTED_TABLES) if distributed else frozenset()))
+    monkeypatch.setattr(placement, "distribute", lambda conn, **kw: calls.append(conn.info.transaction_status))
+    pgctx.migrate(dsn)
+    with psycopg.connect(dsn) as conn:
+        pgctx.migrate(conn)
+    assert calls == ([psycopg.pq.TransactionStatus.IDLE] * 2 if distributed else [])

@@ -103,6 +103,8 @@ RELEASES = [
                  " 'pgctx.events'::regclass AND attname = 'payload_digest')", id="0006"),
     pytest.param("657d3a6", "0007", "SELECT NOT EXISTS (SELECT 1 FROM pgctx.event_kinds WHERE kind = 'lg_checkpoint')",
                  id="0007"),
+    pytest.param("0b24360", "0009", "SELECT atttypid = 'regrole'::regtype FROM pg_attribute WHERE attrelid ="
+                 " 'pgctx.events'::regclass AND attname = 'tenant'", id="0009"),
 ]
 
 # A fold every release could commit: a version 1 summary of the three events below, prepared and
@@ -132,18 +134,24 @@ def released_sql_files(rev: str) -> list[str]:
     return [git("show", f"{rev}:{n}") for n in names]
 
 
-@pytest.mark.parametrize("release, revision, only_in_release", RELEASES)
-def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the_fresh_schema(
-        empty_dsn, dsn, release, revision, only_in_release):
+def install_release(dsn: str, release: str, revision: str) -> None:
+    """The schema as release ``release`` installed it (its sql/ files from git), at alembic ``revision``."""
     if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{release}^{{commit}}"]).returncode:
         pytest.skip(f"needs the repository's history: this checkout lacks release {release} (shallow clone?)")
-    # a database as that release installed it, with a conversation folded once
-    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True) as conn:
         for text in released_sql_files(release):
             conn.execute(text)
         conn.execute("CREATE TABLE pgctx.alembic_version (version_num varchar(32) NOT NULL,"
                      " CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
         conn.execute("INSERT INTO pgctx.alembic_version VALUES (%s)", (revision,))
+
+
+@pytest.mark.parametrize("release, revision, only_in_release", RELEASES)
+def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the_fresh_schema(
+        empty_dsn, dsn, release, revision, only_in_release):
+    # a database as that release installed it, with a conversation folded once
+    install_release(empty_dsn, release, revision)
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
         assert conn.execute(only_in_release).fetchone()[0]  # really the old schema
         pgctx.append_many(conn, "upgraded", RELEASE_EVENTS)
         conn.execute("SELECT pgctx.commit_fold('upgraded', pgctx.prepare_fold('upgraded', 0, 0, 3, %s, 1, 'release'))",
@@ -247,3 +255,35 @@ def test_error_codes_are_one_table_one_mapping(conn):
         if path.name != "001_errors.sql":  # codes are raised directly or returned by fold_violations
             raised |= set(re.findall(r"(?:ERRCODE = |SELECT )'(PC\w+)'", path.read_text()))
     assert raised == set(table), "every listed code is raised somewhere and every raised code is listed"
+
+
+def test_upgrading_converts_tenant_oids_to_names_and_tenancy_holds(empty_dsn, roles):
+    """A release before 0010 stored tenants as regrole (an OID); the upgrade converts every tenant
+    column to the role's name, in place: the tenant still sees its conversation, the other tenant
+    does not, the chain verifies, the retention policy and the unique scope of policies hold."""
+    install_release(empty_dsn, "0b24360", "0009")
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        for tenant in (roles.tenant_a, roles.tenant_b):
+            conn.execute("SELECT pgctx.register_tenant(%s::regrole)", (tenant,))
+        conn.execute("SELECT pgctx.set_retention_policy(%s::regrole, 30)", (roles.tenant_a,))
+    as_a = make_conninfo(empty_dsn, user=roles.app_a, password=roles.password)
+    with psycopg.connect(as_a, autocommit=True) as a:
+        pgctx.append_many(a, "a-1", RELEASE_EVENTS)
+
+    pgctx.migrate(empty_dsn)
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT DISTINCT tenant FROM pgctx.events").fetchall() == [(roles.tenant_a,)]
+        assert conn.execute("SELECT tenant FROM pgctx.conversations").fetchall() == [(roles.tenant_a,)]
+        assert conn.execute("SELECT tenant FROM pgctx.retention_policy").fetchall() == [(roles.tenant_a,)]
+        assert sorted(conn.execute("SELECT tenant FROM pgctx.tenants").fetchall()) == sorted(
+            [(roles.tenant_a,), (roles.tenant_b,)])
+        assert pgctx.verify(conn, "a-1").ok
+        with pytest.raises(psycopg.errors.UniqueViolation):  # one policy per tenant, still
+            conn.execute("INSERT INTO pgctx.retention_policy (tenant, idle_days) VALUES (%s, 7)", (roles.tenant_a,))
+    with psycopg.connect(as_a, autocommit=True) as a:
+        assert pgctx.append(a, "a-1", "user", {"text": "after the upgrade"}) == 4
+        assert a.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = 'a-1'").fetchone() == (4,)
+    with psycopg.connect(make_conninfo(empty_dsn, user=roles.app_b, password=roles.password), autocommit=True) as b:
+        assert b.execute("SELECT count(*) FROM pgctx.events").fetchone() == (0,)
+        with pytest.raises(errors.TenantDenied):
+            pgctx.append(b, "a-1", "user", {"text": "not mine"})
