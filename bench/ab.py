@@ -4,6 +4,8 @@
 
 WORKLOAD is one of
     fold    append 100 events, time pgctx.fold(force=True) (after folds up to 1,000 events)
+    context the same set-up; append 100 events (a fold every 400), time 20 x (context_events +
+            fold_status): what every turn of an agent reads
     insert  300 single-event transactions, INSERT INTO pgctx.events
     append  300 single-event transactions, SELECT pgctx.append_event(...)
     batch   20 transactions of pgctx.append_events(100 events)
@@ -82,6 +84,31 @@ def fold_round(conn: psycopg.Connection) -> Round:
     return prepare, timed
 
 
+def context_round(conn: psycopg.Connection) -> Round:
+    """As fold's set-up; a round appends 100 events (untimed, folding every fourth round) and
+    reads what a turn reads: the working context's events and the fold policy, 20 times."""
+    head = 0
+    while head < 1000:
+        pgctx.append_many(conn, "ab", block(head, 200))
+        head += 200
+        pgctx.fold(conn, "ab", force=True)
+    cur = conn.cursor()
+
+    def prepare() -> None:
+        nonlocal head
+        pgctx.append_many(conn, "ab", block(head, 100))
+        head += 100
+        if head % 400 == 0:
+            pgctx.fold(conn, "ab", force=True)
+
+    def timed() -> None:
+        for _ in range(20):
+            cur.execute("SELECT count(*) FROM pgctx.context_events('ab')", prepare=True).fetchone()
+            cur.execute("SELECT due FROM pgctx.fold_status('ab', 100000, 10000, 2000)", prepare=True).fetchone()
+
+    return prepare, timed
+
+
 def single_round(conn: psycopg.Connection, statement: str) -> Round:
     payloads = make_payloads(300)
     cur = conn.cursor()
@@ -121,6 +148,7 @@ def verify_round(conn: psycopg.Connection, others: int) -> Round:
 
 WORKLOADS = {
     "fold": (fold_round, 60, 10),
+    "context": (context_round, 30, 5),
     "insert": (lambda c: single_round(c, "INSERT INTO pgctx.events (conversation_id, kind, payload)"
                                          " VALUES (%s, %s, %s::jsonb)"), 30, 5),
     "append": (lambda c: single_round(c, "SELECT pgctx.append_event(%s, %s, %s::jsonb)"), 30, 5),
