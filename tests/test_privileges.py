@@ -16,6 +16,7 @@ from psycopg import sql
 
 import pgctx
 from pgctx import errors
+from tests.conftest import RUN, admin
 
 INSUFFICIENT_PRIVILEGE = "42501"
 
@@ -677,3 +678,31 @@ def test_temp_schema_types_cannot_hijack_owner_code(conn, roles, connect_as, log
     hijacked = conn.execute("SELECT description FROM pgctx.event_kinds WHERE kind = 'hijacked'").fetchall()
     assert hijacked == [], f"caller code ran inside pgctx's trigger as role {hijacked[0][0]}"
     assert conn.execute("SELECT kind, description FROM pgctx.event_kinds ORDER BY 1").fetchall() == before_kinds
+
+
+def test_a_tenant_whose_name_needs_quoting(conn, server_dsn, roles, connect_as):
+    """Tenants are stored by name as regrole prints it (015): a role name that needs quoting is
+    stored quoted, resolves back to its role on every path, and keeps its tenancy apart."""
+    tenant, login = f'Tenant {RUN} "Ü"', f"app {RUN} ü"
+    with admin(server_dsn) as a:
+        a.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(tenant)))
+        a.execute(sql.SQL("CREATE ROLE {} LOGIN INHERIT PASSWORD {} IN ROLE pgctx_app, {}").format(
+            sql.Identifier(login), sql.Literal(roles.password), sql.Identifier(tenant)))
+    try:
+        stored = conn.execute("SELECT pgctx.register_tenant(%s)", (sql.Identifier(tenant).as_string(conn),)).fetchone()[0]
+        assert stored == sql.Identifier(tenant).as_string(conn) == conn.execute(
+            "SELECT %s::regrole::text", (sql.Identifier(tenant).as_string(conn),)).fetchone()[0]
+        with pytest.raises(psycopg.errors.UndefinedObject):
+            conn.execute("SELECT pgctx.register_tenant('no_such_role')")
+        member = connect_as(login)
+        assert pgctx.append(member, "quoted-1", "user", {"n": 1}) == 1  # the caller's one tenant
+        assert pgctx.append(member, "quoted-1", "user", {"n": 2}, tenant=stored) == 2
+        assert tenant_of(conn, "quoted-1") == (stored, {stored})
+        assert count_visible(member, "quoted-1") == (2, 1, 1)
+        assert count_visible(connect_as(roles.app_a), "quoted-1") == (0, 0, 0)
+        assert sqlstate_of(lambda: pgctx.append(connect_as(roles.app_a), "quoted-1", "user", {})) == "PC010"
+        member.close()
+    finally:
+        with admin(server_dsn) as a:
+            a.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(login)))
+            a.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(tenant)))
