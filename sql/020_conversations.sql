@@ -73,23 +73,26 @@ $$;
 -- login role's tenants.
 -- A tenant is named the way regrole prints a role (quote_ident of its name), and resolved with
 -- to_regrole on the node that asks: NULL, and so no member, for a name that is no role.
+-- Schema-qualified calls: PostgreSQL inlines these into the policies, parsing them in the
+-- caller's session, whose search path could put a function of its own before pg_catalog's.
 CREATE OR REPLACE FUNCTION pgctx.tenant_member(tenant text) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT tenant IS NULL OR coalesce(pg_has_role(session_user, to_regrole(tenant), 'USAGE'), false)
+    SELECT tenant IS NULL
+        OR coalesce(pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(tenant), 'USAGE'), false)
 $$;
 
 CREATE OR REPLACE FUNCTION pgctx.tenant_visible(tenant text) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT tenant IS NULL
-        OR coalesce(pg_has_role(session_user, to_regrole(tenant), 'USAGE'), false)
-        OR pg_has_role(session_user, 'pgctx_auditor', 'USAGE')
+        OR coalesce(pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(tenant), 'USAGE'), false)
+        OR pg_catalog.pg_has_role(session_user, 'pgctx_auditor', 'USAGE')
 $$;
 
 -- The stored form of a tenant a caller names ('acme', '"Acme"'): the role's name as regrole prints
 -- it; a name that is no role stays as given (and is then refused as not a registered tenant).
 CREATE OR REPLACE FUNCTION pgctx.tenant_name(role text) RETURNS text
 LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
-    SELECT coalesce(to_regrole(role)::text, role)
+    SELECT coalesce(pg_catalog.to_regrole(role)::text, role)
 $$;
 
 -- The tenant a new conversation gets when the caller names none: the single registered tenant

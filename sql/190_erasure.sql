@@ -40,8 +40,11 @@
 -- that is both pgctx_app and pgctx_eraser would otherwise read across tenants.
 CREATE OR REPLACE FUNCTION pgctx.erasing() RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT (pg_has_role(session_user, 'pgctx_eraser', 'USAGE') AND NOT pg_has_role(session_user, 'pgctx_app', 'USAGE'))
-        OR pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'pgctx'), 'USAGE')
+    -- schema-qualified, operator too: inlined into policies in the caller's session (see 020)
+    SELECT (pg_catalog.pg_has_role(session_user, 'pgctx_eraser', 'USAGE')
+            AND NOT pg_catalog.pg_has_role(session_user, 'pgctx_app', 'USAGE'))
+        OR pg_catalog.pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                                  WHERE n.nspname OPERATOR(pg_catalog.=) 'pgctx'::name), 'USAGE')
 $$;
 
 DROP POLICY IF EXISTS conversations_erase ON pgctx.conversations;

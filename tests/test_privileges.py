@@ -598,6 +598,23 @@ def test_session_settings_cannot_widen_tenancy(tenancy, roles, connect_as, widen
     assert count_visible(a, "a1") == (2, 1, 1)  # its own tenant is still there
 
 
+def test_a_callers_own_functions_cannot_widen_tenancy(tenancy, roles, connect_as, conn):
+    """The tenancy helpers are SQL functions PostgreSQL inlines into the policies, parsed in the
+    caller's session: a caller who may create functions somewhere, and puts that schema before
+    pg_catalog, must still not replace pg_has_role or to_regrole in them (they are
+    schema-qualified)."""
+    conn.execute(sql.SQL("CREATE SCHEMA shadow AUTHORIZATION {}").format(sql.Identifier(roles.app_a)))
+    a = connect_as(roles.app_a)
+    a.execute("CREATE FUNCTION shadow.pg_has_role(name, oid, text) RETURNS boolean LANGUAGE sql AS 'SELECT true'")
+    a.execute("CREATE FUNCTION shadow.pg_has_role(name, text, text) RETURNS boolean LANGUAGE sql AS 'SELECT true'")
+    a.execute("CREATE FUNCTION shadow.to_regrole(text) RETURNS regrole LANGUAGE sql AS 'SELECT session_user::regrole'")
+    a.execute("SET search_path = shadow, pg_catalog, pgctx")
+    assert a.execute("SELECT pg_has_role('x', 'y', 'z')").fetchone() == (True,)  # the shadows are in effect
+    assert count_visible(a, "b1") == (0, 0, 0)
+    assert sqlstate_of(lambda: pgctx.append(a, "b1", "user", {})) == "PC010"
+    assert count_visible(a, "a1") == (2, 1, 1)
+
+
 # --------------------------------------------------------------------------------------------
 # 5: the chain trigger owns seq, prev_hash and created_at of a row sent without its hash, even
 # the superuser's (a row sent with one, which only the owner and superusers can: test_eventlog)
