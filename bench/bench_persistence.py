@@ -293,6 +293,10 @@ class Side:
         s = sorted(self.latencies)
         return s[int(q * (len(s) - 1))]
 
+    def p50_p95_ms(self) -> str:
+        """"p50 / p95" in milliseconds, as the report's tables print them."""
+        return f"{self.p(0.5) * 1000:.2f} / {self.p(0.95) * 1000:.2f}"
+
 
 def wal_lsn(monitor) -> int:
     return monitor.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn").fetchone()[0]
@@ -734,8 +738,7 @@ def saver_report(steps: list[StepResult], stores: list[SaverStorage], info: dict
     for r in steps:
         pg, lg = r.steps.sides["PgctxSaver"], r.steps.sides["PostgresSaver"]
         lines.append(
-            f"| {r.history:,} | {pg.p(0.5) * 1000:.2f} / {pg.p(0.95) * 1000:.2f} "
-            f"| {lg.p(0.5) * 1000:.2f} / {lg.p(0.95) * 1000:.2f} | {step_ratio(r):.1f}x "
+            f"| {r.history:,} | {pg.p50_p95_ms()} | {lg.p50_p95_ms()} | {step_ratio(r):.1f}x "
             f"| {human(statistics.median(pg.wal_per_turn))} | {human(statistics.median(lg.wal_per_turn))} |")
     lines += [
         "",
@@ -751,7 +754,7 @@ def saver_report(steps: list[StepResult], stores: list[SaverStorage], info: dict
         lines.append(
             f"| {s.history:,} | {human(s.bytes['PgctxSaver'])} | {human(per_message[s.history])} "
             f"| {human(s.bytes['PostgresSaver'])} | {s.bytes['PostgresSaver'] / s.bytes['PgctxSaver']:.1f}x "
-            f"| {pg.p(0.5) * 1000:.2f} / {pg.p(0.95) * 1000:.2f} | {lg.p(0.5) * 1000:.2f} / {lg.p(0.95) * 1000:.2f} "
+            f"| {pg.p50_p95_ms()} | {lg.p50_p95_ms()} "
             f"| {lg.p(0.5) / pg.p(0.5):.2f}x | {s.threads} |")
     lines += [
         "",
@@ -840,8 +843,7 @@ def report(results: list[Result], stores: list[Storage], saver_steps: list[StepR
         lines.append(
             f"| {r.history:,} | {rate(statistics.median(r.pgctx.block_rates))} "
             f"| {rate(statistics.median(r.langgraph.block_rates))} | {speedup:.1f}x | {verdict} "
-            f"| {r.pgctx.p(0.5) * 1000:.2f} / {r.pgctx.p(0.95) * 1000:.2f} "
-            f"| {r.langgraph.p(0.5) * 1000:.2f} / {r.langgraph.p(0.95) * 1000:.2f} "
+            f"| {r.pgctx.p50_p95_ms()} | {r.langgraph.p50_p95_ms()} "
             f"| {human(statistics.median(r.pgctx.wal_per_turn))} | {human(statistics.median(r.langgraph.wal_per_turn))} |"
         )
     lines += [
