@@ -84,7 +84,21 @@ def cmd_recover(args: argparse.Namespace) -> int:
     unknown = sum(len(r["unknown_side_effects"]) for r in reports)
     print(f"{len(reports)} recovered, {sum(r['changed'] for r in reports)} changed, "
           f"{unknown} unknown side effect(s) to query by idempotency key, {needs_human} need a human", file=sys.stderr)
+    print(_what_was_verified([r["chain"] for r in reports]), file=sys.stderr)
     return FAILED if needs_human else OK
+
+
+def _what_was_verified(chains: list[dict]) -> str:
+    """Say what the chain checks covered: a resumed check vouches for the events since the last
+    verified point only, so the age of the rest is part of the answer."""
+    resumed = [c for c in chains if not c["from_genesis"]]
+    said = f"chains: {len(chains) - len(resumed)} verified from genesis, {len(resumed)} from the last verified point"
+    if resumed:
+        dates = [c["verified_before"]["from_genesis_at"] for c in resumed]
+        oldest = "never" if None in dates else f"last at {min(dates)[:19].replace('T', ' ')} UTC at the oldest"
+        said += (f" ({sum(c['checked'] for c in resumed)} new event(s) checked); the events before those points"
+                 f" were verified by earlier runs, from genesis {oldest}: `pgctx recover --full` verifies them again")
+    return said
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -304,7 +318,9 @@ def parser() -> argparse.ArgumentParser:
     command("status", cmd_status, "conversations: head, committed fold, PREPARED folds, unknown side effects")
     r = command("recover", cmd_recover, "resolve PREPARED folds, verify chains, list unknown side effects")
     r.add_argument("--conversation", action="append", help="only this conversation (repeatable)")
-    r.add_argument("--full", action="store_true", help="verify every chain from genesis, not from the last verified point")
+    r.add_argument("--full", action="store_true",
+                   help="verify every chain from genesis (default: from the last point recovery verified, and"
+                        " from genesis where there is none or a break stands)")
     v = command("verify", cmd_verify, "recompute hash chains in the database")
     v.add_argument("--conversation", action="append", help="only this conversation (repeatable)")
     v.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")

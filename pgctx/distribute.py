@@ -79,6 +79,7 @@ DISTRIBUTED_TABLES = (
     "pgctx.checkpoints",
     "pgctx.fold_heads",
     "pgctx.verified_points",
+    "pgctx.chain_breaks",
 )
 DISTRIBUTION_COLUMN = "conversation_id"
 ANCHOR = DISTRIBUTED_TABLES[0]

@@ -4,9 +4,15 @@
 --   * recover(conversation_id) is deterministic and idempotent: the same state gives the same
 --     actions, and a second run finds nothing to do ("changed": false) and writes nothing.
 --   * It verifies the chain from the last point recovery verified (from genesis the first time,
---     when that point no longer matches, or with full_check), and records the new verified point
---     only when it moved. Stated limit: an edit below the last verified point that leaves the
---     stored hashes alone is found by full_check (or `pgctx verify`), not by the incremental run.
+--     when that point no longer matches, with full_check, or while a break stands), and records
+--     the new verified point when it moved, and when a run from genesis passed. The report says
+--     which seqs this run checked and, for a run that resumed, up to where earlier runs verified
+--     and when the chain was last verified from genesis: an incremental run's "ok" covers only
+--     its range. Stated limit: an edit below the last verified point that leaves the stored
+--     hashes alone is found by full_check (or `pgctx verify`), not by the incremental run.
+--   * A break, once found, stands (pgctx.chain_breaks) until the chain verifies from genesis
+--     again: every run, incremental or full, verifies from genesis while it stands and reports
+--     it in needs_human, with how to resolve it. Nothing but a whole chain clears it.
 --   * Every PREPARED fold is re-checked (still based on the committed fold, chain intact over
 --     its range, chain hash at its cursor unchanged, schema registered, checksum, and every
 --     fold rule of 100 again) and committed — the oldest valid one — or discarded with the reason.
@@ -18,6 +24,24 @@
 --   * Calls still running when recover runs were interrupted by the restart: one `recovery`
 --     event is appended, which makes them `unknown` (never `failed`), and every unknown call is
 --     listed with its idempotency key for a status query. Nothing here re-runs a tool.
+
+-- A break recovery found, until the chain verifies whole again. Tenanted and under row-level
+-- security like verified_points (150); written only by recover.
+CREATE TABLE IF NOT EXISTS pgctx.chain_breaks (
+    conversation_id  text PRIMARY KEY,
+    seq              bigint NOT NULL,
+    reason           text NOT NULL,
+    tenant           text,
+    found_at         timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE pgctx.chain_breaks IS
+    'Chain breaks recovery found and that still stand: every recovery run reports them until the chain verifies from genesis again.';
+
+-- The last recovery run that verified the chain from genesis (up to genesis_seq, at genesis_at):
+-- what an incremental run's report gives as the age of the part it did not check.
+ALTER TABLE pgctx.verified_points ADD COLUMN IF NOT EXISTS genesis_seq bigint;
+ALTER TABLE pgctx.verified_points ADD COLUMN IF NOT EXISTS genesis_at timestamptz;
 
 CREATE OR REPLACE FUNCTION pgctx.recheck_prepared(cp pgctx.checkpoints, head pgctx.fold_heads, chain_ok boolean,
                                                   first_bad_seq bigint) RETURNS text
@@ -53,6 +77,9 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head        pgctx.fold_heads%ROWTYPE;
     verified    pgctx.verified_points%ROWTYPE;
+    standing    pgctx.chain_breaks%ROWTYPE;
+    resume      boolean;
+    start_seq   bigint;
     chain       record;
     cp          pgctx.checkpoints%ROWTYPE;
     problem     text;
@@ -68,22 +95,43 @@ BEGIN
     -- the fold lock shared, as prepare_fold and commit_fold take it: recovery commits candidates too
     PERFORM pg_advisory_xact_lock_shared(pgctx.fold_lock_key(conversation_id));
     head := pgctx.lock_fold_head(conversation_id);
-    -- 1. the chain, from the last point recovery verified (from genesis the first time, or when
-    --    full_check is asked for)
-    IF NOT full_check THEN
-        SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = recover.conversation_id;
+    -- 1. the chain, from the last point recovery verified; from genesis the first time, with
+    --    full_check, or while a break found earlier stands (so that every run reports it)
+    SELECT * INTO standing FROM pgctx.chain_breaks b WHERE b.conversation_id = recover.conversation_id;
+    SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = recover.conversation_id;
+    resume := NOT full_check AND standing.conversation_id IS NULL AND verified.seq IS NOT NULL;
+    IF resume THEN
+        SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => verified.seq,
+                                                    from_hash => verified.hash);
+        resume := chain.ok OR chain.first_bad_seq > verified.seq;  -- else below the resume point: look from genesis
     END IF;
-    SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => coalesce(verified.seq, 0),
-                                                from_hash => verified.hash);
-    IF NOT chain.ok AND verified.seq IS NOT NULL AND chain.first_bad_seq <= verified.seq THEN
-        SELECT * INTO chain FROM pgctx.verify_chain(conversation_id);  -- below the resume point: look from genesis
+    IF NOT resume THEN
+        SELECT * INTO chain FROM pgctx.verify_chain(conversation_id);
     END IF;
-    IF chain.ok AND verified.seq IS DISTINCT FROM chain.head_seq THEN
-        INSERT INTO pgctx.verified_points AS v (conversation_id, seq, hash, tenant)
-        VALUES (conversation_id, chain.head_seq, chain.head_hash, head.tenant)
+    SELECT CASE WHEN resume THEN verified.seq ELSE c.base_seq END INTO start_seq
+      FROM pgctx.conversations c WHERE c.conversation_id = recover.conversation_id;
+    IF chain.ok AND (verified.seq IS DISTINCT FROM chain.head_seq OR NOT resume) THEN
+        INSERT INTO pgctx.verified_points AS v (conversation_id, seq, hash, tenant, genesis_seq, genesis_at)
+        VALUES (conversation_id, chain.head_seq, chain.head_hash, head.tenant,
+                CASE WHEN NOT resume THEN chain.head_seq END, CASE WHEN NOT resume THEN now() END)
         ON CONFLICT ON CONSTRAINT verified_points_pkey DO UPDATE
-           SET seq = excluded.seq, hash = excluded.hash, verified_at = excluded.verified_at;
-        actions := actions || to_jsonb(format('chain verified up to seq %s', chain.head_seq));
+           SET seq = excluded.seq, hash = excluded.hash, verified_at = excluded.verified_at,
+               genesis_seq = coalesce(excluded.genesis_seq, v.genesis_seq),
+               genesis_at = coalesce(excluded.genesis_at, v.genesis_at);
+        IF verified.seq IS DISTINCT FROM chain.head_seq THEN
+            actions := actions || to_jsonb(format('chain verified up to seq %s', chain.head_seq));
+        END IF;
+    END IF;
+    IF chain.ok AND standing.conversation_id IS NOT NULL THEN
+        DELETE FROM pgctx.chain_breaks b WHERE b.conversation_id = recover.conversation_id;
+        actions := actions || to_jsonb(format('the chain break at seq %s (found %s) is resolved: the chain verifies from genesis',
+                                              standing.seq, standing.found_at));
+    ELSIF NOT chain.ok AND (standing.seq, standing.reason) IS DISTINCT FROM (chain.first_bad_seq, chain.reason) THEN
+        INSERT INTO pgctx.chain_breaks AS b (conversation_id, seq, reason, tenant)
+        VALUES (conversation_id, chain.first_bad_seq, chain.reason, head.tenant)
+        ON CONFLICT ON CONSTRAINT chain_breaks_pkey DO UPDATE
+           SET seq = excluded.seq, reason = excluded.reason, found_at = excluded.found_at;
+        actions := actions || to_jsonb(format('chain break at seq %s recorded', chain.first_bad_seq));
     END IF;
 
     -- 2. PREPARED folds, oldest first: commit the first that still passes, discard the others
@@ -132,7 +180,7 @@ BEGIN
             SELECT * INTO head FROM pgctx.fold_heads h WHERE h.conversation_id = recover.conversation_id;
         END IF;
         needs_human := needs_human || to_jsonb(format(
-            'the chain is broken at seq %s: %s. Folds stop before it (the committed fold is version %s, cursor %s); a human must inspect the history, and compare it with an exported digest.',
+            'the chain is broken at seq %s: %s. Folds stop before it (the committed fold is version %s, cursor %s); a human must inspect the history (compare it with an exported digest: pgctx verify --against). It stands, and every recovery run reports it, until the chain verifies from genesis again: restore the original rows (from a backup or an exported bundle) and run recover; to carry on meanwhile, fork the conversation at its committed fold (pgctx.fork_conversation).',
             chain.first_bad_seq, chain.reason, head.version, head.cursor));
     END IF;
 
@@ -160,8 +208,16 @@ BEGIN
         'conversation_id', conversation_id,
         'changed', jsonb_array_length(actions) > 0,
         'actions', actions,
-        'chain', jsonb_build_object('ok', chain.ok, 'checked', chain.checked, 'first_bad_seq', chain.first_bad_seq,
-                                    'reason', chain.reason, 'head_seq', chain.head_seq),
+        'chain', jsonb_build_object(
+            'ok', chain.ok, 'checked', chain.checked, 'first_bad_seq', chain.first_bad_seq,
+            'reason', chain.reason, 'head_seq', chain.head_seq, 'from_genesis', NOT resume,
+            -- the seqs this run read (the bad one included); NULL when there was nothing new
+            'checked_seqs', CASE WHEN chain.checked > 0
+                                 THEN jsonb_build_array(start_seq + 1, start_seq + chain.checked) END,
+            -- a run that resumed vouches for its range only: what earlier runs verified, and when
+            'verified_before', CASE WHEN resume THEN jsonb_build_object(
+                'up_to_seq', verified.seq, 'at', verified.verified_at,
+                'from_genesis_up_to_seq', verified.genesis_seq, 'from_genesis_at', verified.genesis_at) END),
         'committed', jsonb_build_object('version', head.version, 'cursor', head.cursor,
                                         'fallback_reason', head.fallback_reason),
         'prepared', prepared,

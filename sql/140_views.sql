@@ -67,10 +67,16 @@ SELECT c.conversation_id,
        c.head_seq - coalesce(v.seq, 0) AS unverified_events,
        v.verified_at,
        h.fallback_reason IS NOT NULL AS fell_back,
-       h.fallback_reason
+       h.fallback_reason,
+       v.genesis_seq AS verified_from_genesis_seq,
+       v.genesis_at AS verified_from_genesis_at,
+       b.seq AS break_seq,
+       b.reason AS break_reason,
+       b.found_at AS break_found_at
   FROM pgctx.conversations c
   LEFT JOIN pgctx.verified_points v ON v.conversation_id = c.conversation_id
-  LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id;
+  LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
+  LEFT JOIN pgctx.chain_breaks b ON b.conversation_id = c.conversation_id;
 
 COMMENT ON VIEW pgctx.chain_health IS
-    'How much of each chain is verified (by folds and recovery) and whether recovery had to fall back past a break.';
+    'How much of each chain recovery verified (incrementally, and last from genesis), whether it had to fall back past a break, and the break that stands, if any.';

@@ -4,7 +4,7 @@
 --   * pgctx_app reads fold state and changes it only through prepare_fold, commit_fold,
 --     discard_fold, recover, declare_tool, fork_conversation and confirm_mainline (SECURITY
 --     DEFINER, search_path pinned); it has no
---     INSERT, UPDATE or DELETE on checkpoints, fold_heads or verified_points. Retention
+--     INSERT, UPDATE or DELETE on checkpoints, fold_heads, verified_points or chain_breaks. Retention
 --     (prune_checkpoints) is the owner's. pgctx_auditor only reads.
 --   * The fold tables carry their conversation's tenant and are under the same forced
 --     row-level security as the log; the definer functions also check tenancy explicitly
@@ -13,7 +13,7 @@
 REVOKE ALL ON ALL TABLES IN SCHEMA pgctx FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgctx FROM PUBLIC;
 
-GRANT SELECT ON pgctx.checkpoints, pgctx.fold_heads, pgctx.verified_points, pgctx.tools, pgctx.summary_schemas,
+GRANT SELECT ON pgctx.checkpoints, pgctx.fold_heads, pgctx.verified_points, pgctx.chain_breaks, pgctx.tools, pgctx.summary_schemas,
                 pgctx.conversation_status, pgctx.fold_history, pgctx.side_effects, pgctx.chain_health,
                 pgctx.branches
     TO pgctx_app, pgctx_auditor;
@@ -49,6 +49,8 @@ ALTER TABLE pgctx.fold_heads ENABLE ROW LEVEL SECURITY;
 ALTER TABLE pgctx.fold_heads FORCE ROW LEVEL SECURITY;
 ALTER TABLE pgctx.verified_points ENABLE ROW LEVEL SECURITY;
 ALTER TABLE pgctx.verified_points FORCE ROW LEVEL SECURITY;
+ALTER TABLE pgctx.chain_breaks ENABLE ROW LEVEL SECURITY;
+ALTER TABLE pgctx.chain_breaks FORCE ROW LEVEL SECURITY;
 
 DROP POLICY IF EXISTS checkpoints_read ON pgctx.checkpoints;
 CREATE POLICY checkpoints_read ON pgctx.checkpoints FOR SELECT USING (pgctx.tenant_visible(tenant));
@@ -64,4 +66,9 @@ DROP POLICY IF EXISTS verified_points_read ON pgctx.verified_points;
 CREATE POLICY verified_points_read ON pgctx.verified_points FOR SELECT USING (pgctx.tenant_visible(tenant));
 DROP POLICY IF EXISTS verified_points_write ON pgctx.verified_points;
 CREATE POLICY verified_points_write ON pgctx.verified_points FOR ALL
+    USING (pgctx.tenant_member(tenant)) WITH CHECK (pgctx.tenant_member(tenant));
+DROP POLICY IF EXISTS chain_breaks_read ON pgctx.chain_breaks;
+CREATE POLICY chain_breaks_read ON pgctx.chain_breaks FOR SELECT USING (pgctx.tenant_visible(tenant));
+DROP POLICY IF EXISTS chain_breaks_write ON pgctx.chain_breaks;
+CREATE POLICY chain_breaks_write ON pgctx.chain_breaks FOR ALL
     USING (pgctx.tenant_member(tenant)) WITH CHECK (pgctx.tenant_member(tenant));

@@ -57,6 +57,24 @@ def test_demo_on_an_existing_database(dsn):
         assert conn.execute("SELECT count(*) FROM pgctx.checkpoints WHERE phase = 'COMMITTED'").fetchone()[0] == 2
 
 
+def test_recover_on_the_demos_edited_database_says_what_it_checked_and_keeps_a_found_break(dsn):
+    """The DBA's walk through the issue: the demo edits seq 4 after recovery last verified."""
+    assert pgctx_cli("demo", "--dsn", dsn).returncode == 0
+    assert pgctx_cli("verify", "--dsn", dsn).returncode == 1
+
+    resumed = pgctx_cli("recover", "--dsn", dsn)  # sees only what is new, and says so
+    assert resumed.returncode == 0, resumed.stderr
+    assert "0 verified from genesis" in resumed.stderr and "pgctx recover --full" in resumed.stderr
+    assert all(json.loads(line)["chain"]["from_genesis"] is False for line in resumed.stdout.splitlines())
+
+    full = pgctx_cli("recover", "--dsn", dsn, "--full")
+    assert full.returncode == 1 and "1 need a human" in full.stderr
+    for again in (pgctx_cli("recover", "--dsn", dsn), pgctx_cli("recover", "--dsn", dsn, "--full")):
+        assert again.returncode == 1 and "1 need a human" in again.stderr, again.stderr
+        (broken,) = [r for r in map(json.loads, again.stdout.splitlines()) if r["needs_human"]]
+        assert broken["chain"]["first_bad_seq"] == 4 and "restore the original rows" in broken["needs_human"][0]
+
+
 def test_verify_status_digest_export_round_trip(story, dsn, tmp_path):
     assert pgctx_cli("migrate", env_dsn=dsn).returncode == 0
     status = pgctx_cli("status", "--dsn", dsn)

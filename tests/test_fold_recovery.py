@@ -30,6 +30,7 @@ SNAPSHOT_TABLES = {  # table -> ORDER BY: everything recover() may write
     "pgctx.fold_heads": "conversation_id",
     "pgctx.events": "conversation_id, seq",
     "pgctx.verified_points": "conversation_id",
+    "pgctx.chain_breaks": "conversation_id",
     "pgctx.conversations": "conversation_id",
 }
 
@@ -467,6 +468,83 @@ def test_tamper_below_committed_folds_falls_back(conn, resume, bad_seq, fallback
                            summary=summary_upto(conn, 8), schema_version=1)
     assert caught.value.__cause__.sqlstate == "PC110"
     assert fold_head(conn)[:2] == fallback
+
+
+def test_recover_reports_the_range_it_checked_and_the_age_of_the_rest(conn):
+    history(conn, "uucu")
+    first = pgctx.recover(conn, CID)["chain"]
+    assert (first["from_genesis"], first["checked_seqs"], first["verified_before"]) == (True, [1, 5], None), first
+    add_user(conn, "more")
+    add_user(conn, "and more")
+
+    later = pgctx.recover(conn, CID)["chain"]
+    assert (later["ok"], later["from_genesis"], later["checked"], later["checked_seqs"]) == (True, False, 2, [6, 7])
+    before = later["verified_before"]
+    health = view_row(conn, "chain_health")
+    assert (before["up_to_seq"], before["from_genesis_up_to_seq"]) == (5, 5), later
+    assert before["from_genesis_at"] == health["verified_from_genesis_at"].isoformat()
+    nothing_new = assert_quiet_rerun(conn)["chain"]
+    assert (nothing_new["checked"], nothing_new["checked_seqs"], nothing_new["verified_before"]["up_to_seq"]) == \
+        (0, None, 7)
+
+    full = pgctx.recover(conn, CID, full_check=True)
+    assert (full["changed"], full["chain"]["from_genesis"], full["chain"]["checked_seqs"]) == (False, True, [1, 7])
+    assert view_row(conn, "chain_health")["verified_from_genesis_seq"] == 7
+
+
+@pytest.mark.parametrize("found_by", ["full_check", "incremental"])
+def test_a_chain_break_stands_until_the_chain_verifies_again(conn, found_by):
+    history(conn, "uucuu")
+    pgctx.recover(conn, CID)  # verified up to seq 6
+    if found_by == "incremental":
+        add_user(conn, "after the verified point")
+        bad_seq = 7
+    else:
+        bad_seq = 4
+    original = conn.execute("SELECT payload FROM pgctx.events WHERE conversation_id = %s AND seq = %s",
+                            (CID, bad_seq)).fetchone()[0]
+    tamper(conn, bad_seq, "verified_point_kept")
+    if found_by == "full_check":  # below the verified point: a resumed run cannot see it, and says so
+        unaware = pgctx.recover(conn, CID)
+        assert (unaware["chain"]["ok"], unaware["chain"]["from_genesis"], unaware["needs_human"]) == (True, False, [])
+        found = pgctx.recover(conn, CID, full_check=True)
+    else:
+        found = pgctx.recover(conn, CID)
+    assert (found["chain"]["ok"], found["chain"]["first_bad_seq"]) == (False, bad_seq), found
+    assert f"chain break at seq {bad_seq} recorded" in found["actions"]
+    health = view_row(conn, "chain_health")
+    assert (health["break_seq"], "does not match" in health["break_reason"]) == (bad_seq, True)
+
+    # every later run, incremental or full, verifies from genesis and reports it, writing nothing
+    for full_check in (False, True, False):
+        again = assert_quiet_rerun(conn) if not full_check else pgctx.recover(conn, CID, full_check=True)
+        assert (again["chain"]["ok"], again["chain"]["from_genesis"], again["chain"]["first_bad_seq"]) == \
+            (False, True, bad_seq), again
+        (note,) = again["needs_human"]
+        assert f"broken at seq {bad_seq}" in note and "restore the original rows" in note
+
+    with guards_off(conn):  # a human restores the row
+        conn.execute("UPDATE pgctx.events SET payload = %s WHERE conversation_id = %s AND seq = %s",
+                     (psycopg.types.json.Jsonb(original), CID, bad_seq))
+    resolved = pgctx.recover(conn, CID)
+    assert (resolved["chain"]["ok"], resolved["needs_human"]) == (True, []), resolved
+    assert any(f"break at seq {bad_seq}" in a and "resolved" in a for a in resolved["actions"]), resolved
+    assert view_row(conn, "chain_health")["break_seq"] is None
+    assert_quiet_rerun(conn)
+
+
+def test_a_standing_break_is_the_tenants_alone(dsn, roles, connect_as, conn):
+    for tenant in (roles.tenant_a, roles.tenant_b):
+        conn.execute("SELECT pgctx.register_tenant(%s)", (tenant,))
+    a, b = connect_as(roles.app_a), connect_as(roles.app_b)
+    history(a, "uu")
+    tamper(conn, 2, "verified_point_kept")
+    assert pgctx.recover(a, CID)["needs_human"]
+    assert conn.execute("SELECT tenant FROM pgctx.chain_breaks").fetchall() == [(roles.tenant_a,)]
+    assert a.execute("SELECT seq FROM pgctx.chain_breaks").fetchall() == [(2,)]
+    assert b.execute("SELECT count(*) FROM pgctx.chain_breaks").fetchone() == (0,)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        a.execute("DELETE FROM pgctx.chain_breaks")  # only recovery clears a break
 
 
 # --- 4. and 5. side effects of unknown outcome --------------------------------------------------
