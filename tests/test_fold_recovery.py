@@ -102,9 +102,13 @@ def summary_upto(conn, cursor: int, goal: str = "keep orders up to date", cid: s
     }
 
 
-def prepare(conn, cursor: int, goal: str = "keep orders up to date", cid: str = CID) -> int:
-    """Prepare a valid fold on the committed fold, covering up to cursor; its version."""
-    head = pgctx.committed_fold(conn, cid)
+def prepare(conn, cursor: int, goal: str = "keep orders up to date", cid: str = CID,
+            base: pgctx.CommittedFold | None = None) -> int:
+    """Prepare a valid fold on ``base`` (default: the committed fold, read now), covering up to
+    cursor; its version. A racing caller passes the base it chose its cursor from: read again
+    here, a commit in between would make the candidate's range empty (FoldNotContinuous), not a
+    conflict."""
+    head = pgctx.committed_fold(conn, cid) if base is None else base
     return pgctx.prepare_fold(conn, cid, expected_version=head.version, expected_cursor=head.cursor,
                               new_cursor=cursor, summary=summary_upto(conn, cursor, goal, cid), schema_version=1)
 
@@ -302,7 +306,7 @@ def test_prepare_and_commit_at_once_never_overwrites(dsn, conn):
             stage = "prepare"
             try:
                 base = pgctx.committed_fold(own, CID)
-                version = prepare(own, base.cursor + 2, goal=f"candidate {i}")
+                version = prepare(own, base.cursor + 2, goal=f"candidate {i}", base=base)
                 stage = "commit"
                 return version, pgctx.commit_fold(own, CID, version)
             except FoldConflict as exc:
