@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar, Union
 
@@ -97,11 +97,50 @@ def transaction(target: Connectable) -> Iterator[psycopg.Connection]:
     work. A pool lends a connection for the block.
     """
     if isinstance(target, ConnectionPool):
-        with target.connection() as conn, transaction(conn) as inner:
+        with _lent(target) as conn, transaction(conn) as inner:
             yield inner
         return
     with translated(), target.transaction():
         yield target
+
+
+# --- pools after a lost connection ---------------------------------------------------------
+#
+# When a call's connection breaks (the server crashed or restarted, the network dropped it), the
+# connections idle in its pool died with it, but a pool finds that out only by using them: each
+# would fail the next call it is lent to, or, with the pool's check= callback, be tested, thrown
+# away and followed by psycopg_pool's backoff before the next test (1 s, 2 s, 4 s...: a pool of 6
+# dead idle connections outwaits the default 30 s timeout). pool.check() tests them all at once,
+# without backoff, and replaces the dead ones in the background (once the server is back); when
+# only this session died (pg_terminate_backend, idle_session_timeout) it costs a round trip per
+# idle connection. The broken call still raises; nothing is retried (a write in flight may have
+# committed). docs/guarantees.md#server-crashes says which calls fail.
+
+
+@contextlib.contextmanager
+def _lent(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
+    """A connection of ``pool`` for one call; the pool is checked when the call broke it."""
+    conn = None
+    try:
+        with pool.connection() as conn:
+            yield conn
+    except Exception:
+        if conn is not None and conn.broken:
+            pool.check()
+        raise
+
+
+@contextlib.asynccontextmanager
+async def _alent(pool: AsyncConnectionPool) -> AsyncIterator[psycopg.AsyncConnection]:
+    """:func:`_lent` for an async pool."""
+    conn = None
+    try:
+        async with pool.connection() as conn:
+            yield conn
+    except Exception:
+        if conn is not None and conn.broken:
+            await pool.check()
+        raise
 
 
 # --- one implementation for sync and async connections -------------------------------------
@@ -146,7 +185,7 @@ def run(target: Connectable, op: Op[T]) -> T:
     if isinstance(target, (psycopg.AsyncConnection, AsyncConnectionPool)):
         return _arun(target, op)  # type: ignore[return-value]
     if isinstance(target, ConnectionPool):
-        with target.connection() as conn:
+        with _lent(target) as conn:
             return run(conn, op)
     conn = target
     open_tx: list[psycopg.Transaction] = []
@@ -182,7 +221,7 @@ def run(target: Connectable, op: Op[T]) -> T:
 
 async def _arun(target: psycopg.AsyncConnection | AsyncConnectionPool, op: Op[T]) -> T:
     if isinstance(target, AsyncConnectionPool):
-        async with target.connection() as conn:
+        async with _alent(target) as conn:
             return await _arun(conn, op)
     conn = target
     open_tx: list[psycopg.AsyncTransaction] = []
