@@ -13,7 +13,7 @@ an agent loop does:
 1. append the user message;
 2. ``pgctx.build_context`` (over budget: a forced fold, then once more);
 3. append the tool call (idempotency key, event key = call id) *before* running the tool, run
-   it (a short sleep), append its result;
+   it (a sleep of 50-200 ms: the tool's service call), append its result;
 4. append the assistant reply;
 5. ``pgctx.fold`` (it folds only when the policy says a fold is due) with the built-in
    summarizer, a slow one (it sleeps first: a model call in flight) or a failing one (it raises).
@@ -25,11 +25,11 @@ acknowledged append, fold and recovery the worker writes one JSON line to its sl
 every acknowledgement a client received. A worker restarted after a kill first runs
 ``pgctx.recover`` on the conversation its log shows it was in the middle of, as a service does.
 
-**Chaos** (one thread of the driver): SIGKILL of random worker processes (restarted after a
-moment), ``pg_terminate_backend`` of random worker sessions, and a ``statement_timeout`` of a
-few milliseconds set on random workers' sessions for a few seconds (the driver writes it to the
-worker's control file; the worker applies it to its session with ``set_config`` before its next
-turn, and again after a reconnect).
+**Chaos** (one thread of the driver, its rates in turns: :class:`Chaos`): SIGKILL of random
+worker processes that are taking turns (restarted after a moment), ``pg_terminate_backend`` of
+random worker sessions, and a ``statement_timeout`` of a few milliseconds set on random workers'
+sessions for a few seconds (the driver writes it to the worker's control file; the worker
+applies it to its session with ``set_config`` before its next turn, and again after a reconnect).
 
 **Checks** (:func:`check_pgctx`, with every worker stopped): every chain verifies, no seq gap,
 every acknowledged append present as acknowledged (seq, kind, event key, payload digest), every
@@ -41,8 +41,8 @@ and listed by the report and by the side-effects query ``pgctx.reconcile`` asks 
 and the folds checked again; a second recover changes nothing.
 
 The same workers can run LangGraph's PostgresSaver instead (``phase="langgraph"``): per turn a
-``get_tuple`` of the thread and one ``put`` of a checkpoint holding its message list plus the
-turn's four messages.
+``get_tuple`` of the thread, the same tool call (sleep), and one ``put`` of a checkpoint holding
+its message list plus the turn's four messages (:func:`check_langgraph` checks what it can).
 """
 
 from __future__ import annotations
@@ -98,11 +98,12 @@ SYSTEM = "You are the order desk's agent. Use the tools; never guess an outcome.
 
 @dataclass
 class Chaos:
-    """Mean seconds between chaos actions (exponentially distributed); None: never."""
+    """Mean turns between chaos actions (exponentially distributed; None: never). Counted in
+    turns, not seconds, so that a faster system meets the same chaos per turn as a slower one."""
 
-    kill_every: float | None = 5.0
-    terminate_every: float | None = 1.0
-    timeout_every: float | None = 2.0
+    kill_every: float | None = 250
+    terminate_every: float | None = 40
+    timeout_every: float | None = 80
     restart_delay: tuple[float, float] = (0.2, 1.0)  # a killed process comes back after this
     timeout_ms: tuple[int, ...] = (1, 2, 5, 10, 20)  # statement_timeout values set
     timeout_for: tuple[float, float] = (1.0, 4.0)  # seconds a timeout stays set
@@ -395,7 +396,7 @@ class Worker:
         ms = round((time.perf_counter() - started) * 1000, 3)
         if result.committed:
             self.log("F", cid, result.version, result.cursor, summarizer.id)
-            self.log("O", "fold (committed)", ms)
+            self.log("O", f"fold (committed, {summarizer.id})", ms)
         else:
             self.log("O", "fold (nothing due)", ms)
 
@@ -611,8 +612,8 @@ class Service:
     def chaos(self) -> None:
         chaos, rng = self.plan.chaos, self.rng
 
-        def after(mean: float | None) -> float:
-            return time.monotonic() + rng.expovariate(1 / mean) if mean else float("inf")
+        def after(mean: float | None) -> float:  # the turn count of the next action
+            return self.turns + rng.expovariate(1 / mean) if mean else float("inf")
 
         next_kill, next_term, next_timeout = after(chaos.kill_every), after(chaos.terminate_every), \
             after(chaos.timeout_every)
@@ -629,7 +630,7 @@ class Service:
                 for slot in [s for s, due in resets.items() if due <= now]:
                     del resets[slot]
                     self.set_timeout(slot, 0)
-                if now >= next_kill:
+                if self.turns >= next_kill:
                     next_kill = after(chaos.kill_every)
                     working = [p for p in self.procs if p.working()]
                     if working:
@@ -639,14 +640,14 @@ class Service:
                         self.counts.kills += 1
                         self.counts.workers_killed += len(victim.slots)
                         restarts.append((now + rng.uniform(*chaos.restart_delay), victim))
-                if now >= next_term:
+                if self.turns >= next_term:
                     next_term = after(chaos.terminate_every)
                     self.counts.terminations += admin.execute(
                         "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM"
                         " (SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
                         "   AND application_name LIKE %s ORDER BY random() LIMIT %s) s",
                         (f"{APP_NAME}-%", rng.randint(1, 2))).fetchone()[0]
-                if now >= next_timeout:
+                if self.turns >= next_timeout:
                     next_timeout = after(chaos.timeout_every)
                     slot = rng.randrange(self.plan.workers)
                     if slot not in resets:
