@@ -301,7 +301,8 @@ class Worker:
                 if self.conn.closed or self.conn.broken:
                     self.connect()
                     if op != "set_timeout":
-                        self.read_control()
+                        self.read_control()  # the new session has no timeout yet: apply the chaos's
+                        self.op = op
                 continue
             self.last_ms = round((time.perf_counter() - started) * 1000, 3)  # the attempt that succeeded
             if timed:
