@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from pgctx import db
-from pgctx.errors import ConversationNotFound, FoldConflict, PgctxError, SummarizerFailed
+from pgctx.errors import ConversationNotFound, FoldConflict, IllegalPhaseTransition, PgctxError, SummarizerFailed
 from pgctx.folds import CommittedFold, _jsonb, make_request, summary_schema
 from pgctx.messages import summary_message, task_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest, Summarizer
@@ -131,7 +131,13 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             prepared = yield from db.first(db.Query(db.PREPARE_FOLD, (
                 conversation_id, request.base_version, request.from_seq, request.to_seq, _jsonb(candidate),
                 SCHEMA_VERSION, summarizer.id, tokens)))
-            new_cursor = yield from db.first(db.Query(db.COMMIT_FOLD, (conversation_id, prepared)))
+            try:
+                new_cursor = yield from db.first(db.Query(db.COMMIT_FOLD, (conversation_id, prepared)))
+            except IllegalPhaseTransition:
+                # Already COMMITTED: a recover() (another worker's restart) re-checked this
+                # candidate between the prepare and the commit and committed it. The fold this
+                # call made is committed, once. (Not when serialized: recover waits for the lock.)
+                new_cursor = request.to_seq
             if serialized:
                 yield db.End
         except FoldConflict as exc:
