@@ -1,7 +1,7 @@
 # Sourced by scripts/test and scripts/demo: make this checkout runnable on a fresh Debian/Ubuntu
 # machine. Installs the PostgreSQL server binaries when none are present (and, for the test
-# suite, pgbouncer), creates .venv and installs pgctx with its dev extra (again only when
-# pyproject.toml changed).
+# suite, pgbouncer and PostgreSQL 15's plpgsql_check), creates .venv and installs pgctx with its
+# dev extra (again only when pyproject.toml changed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -11,6 +11,11 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
 fi
 if [ "${PGCTX_SETUP_PGBOUNCER:-0}" = 1 ] && ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
     packages+=(pgbouncer)
+fi
+# the extension tests/test_static_sql.py runs over the SQL, for the PostgreSQL 15 server in
+# /usr/lib/postgresql/15 (the package depends on that server, so it comes along when missing)
+if [ "${PGCTX_SETUP_PLPGSQL_CHECK:-0}" = 1 ] && [ ! -f /usr/share/postgresql/15/extension/plpgsql_check.control ]; then
+    packages+=(postgresql-15-plpgsql-check)
 fi
 if [ "${#packages[@]}" -gt 0 ]; then
     echo "pgctx setup: installing Debian package(s) ${packages[*]} ..." >&2
