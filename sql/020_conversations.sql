@@ -65,6 +65,9 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
        AND conversation_id = btrim(conversation_id)
 $$;
 
+COMMENT ON FUNCTION pgctx.valid_conversation_id(text) IS
+    'Whether a conversation id is acceptable (1 to 256 bytes, no control characters, no surrounding spaces): the one test the events trigger, append_events and verify_chain share, so all refuse the same ids (PC001).';
+
 -- Row-level security helpers. Tenancy is keyed on session_user (the login role), which no SQL a
 -- role runs can change: SET ROLE changes current_user but not session_user, and custom settings
 -- are not consulted. Inside SECURITY DEFINER code current_user is the owner, while session_user
@@ -81,6 +84,9 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
         OR coalesce(pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(tenant), 'USAGE'), false)
 $$;
 
+COMMENT ON FUNCTION pgctx.tenant_member(text) IS
+    'Row-level security helper: whether the login role (session_user, which SET ROLE cannot change) is a member of this tenant (NULL: shared), as appending to and folding its conversations require. Schema-qualified: inlined into policies in the caller''s session.';
+
 CREATE OR REPLACE FUNCTION pgctx.tenant_visible(tenant text) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT tenant IS NULL
@@ -88,12 +94,18 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
         OR pg_catalog.pg_has_role(session_user, 'pgctx_auditor', 'USAGE')
 $$;
 
+COMMENT ON FUNCTION pgctx.tenant_visible(text) IS
+    'Row-level security helper: whether the login role may read a conversation of this tenant (a member, or pgctx_auditor, which reads every tenant). Schema-qualified: inlined into policies in the caller''s session.';
+
 -- The stored form of a tenant a caller names ('acme', '"Acme"'): the role's name as regrole prints
 -- it; a name that is no role stays as given (and is then refused as not a registered tenant).
 CREATE OR REPLACE FUNCTION pgctx.tenant_name(role text) RETURNS text
 LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
     SELECT coalesce(pg_catalog.to_regrole(role)::text, role)
 $$;
+
+COMMENT ON FUNCTION pgctx.tenant_name(text) IS
+    'The stored form of a tenant a caller names: the role''s name as regrole prints it (tenants are stored by name, not OID: 015); a name that is no role stays as given, to be refused as unregistered (PC008).';
 
 -- The tenant a new conversation gets when the caller names none: the single registered tenant
 -- the caller belongs to, NULL (shared) if none, and PC009 if several.
@@ -117,6 +129,9 @@ BEGIN
     RETURN found[1];
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.caller_tenant() IS
+    'The tenant a new conversation gets when the caller names none: the one registered tenant the login role belongs to, NULL (shared) if none, PC009 if several (pgctx never guesses between tenants).';
 
 CREATE OR REPLACE FUNCTION pgctx.register_tenant(tenant text) RETURNS text
 LANGUAGE plpgsql
@@ -194,6 +209,9 @@ BEGIN
     RETURN NEW;
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.conversations_guard() IS
+    'Trigger on pgctx.conversations: refuses DELETE and TRUNCATE (PC006) and any change but the head moving forward to an appended event or a branch status change (PC011), so a head row anchors its chain whoever writes to it.';
 
 -- ENABLE ALWAYS: the guards fire in replica mode too (session_replication_role = replica), so
 -- only the table owner disabling them outright can get past them; see README "stated limits".

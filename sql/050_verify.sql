@@ -200,7 +200,7 @@ BEGIN
     ok := true;
     reason := CASE WHEN anchored THEN format('consistent, anchored at seq %s', anchor_seq)
                    ELSE 'consistent, unanchored' END;
-    SELECT coalesce(sum((x.payload->>'count')::bigint), 0) INTO erased
+    SELECT coalesce(sum((x.payload->>'count')::bigint), 0)::bigint INTO erased  -- (sum of bigint is numeric)
       FROM pgctx.events x
      WHERE x.conversation_id = verify_chain.conversation_id AND x.kind = 'erasure' AND x.erased_in IS NULL;
     IF erased > 0 THEN

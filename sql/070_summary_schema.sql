@@ -46,9 +46,9 @@ CREATE OR REPLACE FUNCTION pgctx.json_schema_jsonpath(sch jsonb, root jsonb, x t
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    parts  text[] := '{}';
+    parts  text[] := '{}'::text[];
     alts   text[];
-    obj    text[] := '{}';
+    obj    text[] := '{}'::text[];
     r      record;
     k      text;
     v      jsonb;
@@ -166,6 +166,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.json_schema_jsonpath(jsonb, jsonb, text, integer, text) IS
+    'Compiles a registered summary schema into the fast path: a strict jsonpath predicate and the key sets of its closed objects (the generated columns fast_check and fast_closed); pred NULL when the schema cannot be expressed. Only a shortcut for accepting: json_schema_error stays the judge.';
+
 -- The fast path's verdict: true only when value is valid (the predicate holds and no closed
 -- object has a key outside its set); false or NULL means "ask json_schema_error".
 CREATE OR REPLACE FUNCTION pgctx.json_schema_accepts(value jsonb, pred jsonpath, closed jsonb) RETURNS boolean
@@ -183,6 +186,9 @@ BEGIN
                         WHERE jsonb_typeof(o.v) = 'object' AND o.v - p.keys <> '{}'::jsonb);
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.json_schema_accepts(jsonb, jsonpath, jsonb) IS
+    'The fast path''s verdict on a summary: true only when the compiled predicate holds and no closed object has a key outside its set; false or NULL means ask json_schema_error, which names the error.';
 
 ALTER TABLE pgctx.summary_schemas ADD COLUMN IF NOT EXISTS fast_check jsonpath
     GENERATED ALWAYS AS ((pgctx.json_schema_jsonpath(schema, schema)).pred::jsonpath) STORED;
@@ -229,12 +235,18 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.json_schema_unsupported(jsonb) IS
+    'The first keyword of a schema, at any schema position, that the SQL validator does not implement (NULL if none): register_summary_schema refuses such a schema (PC114), so no rule is silently ignored.';
+
 -- No sub-select, so the planner can inline it: types is one type name or an array of them.
 CREATE OR REPLACE FUNCTION pgctx.json_type_matches(types jsonb, value jsonb) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT types ? jsonb_typeof(value)
         OR (jsonb_typeof(value) = 'number' AND types ? 'integer' AND value::numeric = trunc(value::numeric))
 $$;
+
+COMMENT ON FUNCTION pgctx.json_type_matches(jsonb, jsonb) IS
+    'Whether a JSON value has one of the JSON Schema types named (a name or an array of them; integer is a number without a fraction). Inlined into json_schema_error''s checks.';
 
 -- NULL when value is valid against sch (root holds the $defs), else the first error, with the
 -- JSON path of the offending value.
@@ -312,6 +324,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.json_schema_error(jsonb, jsonb, jsonb, text) IS
+    'The exact JSON Schema validator (the subset pgctx registers): NULL when value is valid against sch (root holds the $defs), else the first error with the JSON path of the offending value.';
+
 CREATE OR REPLACE FUNCTION pgctx.summary_schema_error(schema_version integer, summary jsonb) RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
@@ -334,6 +349,9 @@ BEGIN
     RETURN pgctx.json_schema_error(sch, summary, sch);
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.summary_schema_error(integer, jsonb) IS
+    'NULL when a summary is valid against the schema registered for schema_version (fast path first), else the validator''s first error; PC105 for an unregistered version. What prepare_fold checks a candidate with.';
 
 CREATE OR REPLACE FUNCTION pgctx.register_summary_schema(schema_version integer, schema jsonb) RETURNS integer
 LANGUAGE plpgsql
@@ -359,3 +377,6 @@ BEGIN
     RETURN schema_version;
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.register_summary_schema(integer, jsonb) IS
+    'Owner only: register the JSON Schema of a summary schema_version (idempotent for the same schema). Refused (PC114) when it uses a keyword the validator does not implement, or the version is registered with another schema: registered schemas never change.';

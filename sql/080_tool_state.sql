@@ -56,6 +56,9 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT tool;
 $$;
 
+COMMENT ON FUNCTION pgctx.declare_tool(text, text, text[], text) IS
+    'Declare (or redeclare) a tool in the registry: its effect class (read, write, irreversible) and the arguments that identify what it acts on, which a summary must keep; returns the tool. An undeclared tool counts as a write.';
+
 -- Calls and their answers are found by call id, recoveries by seq, without scanning history. The
 -- events of a range are read by primary key into a materialized CTE first and filtered by kind
 -- there: asked for "tool events with seq in a range", the planner read every tool event of the
@@ -122,6 +125,9 @@ BEGIN
     RETURN QUERY SELECT * FROM unnest(ids, after_seqs, upto_seqs);
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.lineage_parts(text[], bigint[], bigint[]) IS
+    'Rows of pgctx.lineage read earlier and passed in as arrays, as a table a query can join (reading the lineage inside that query would be nested distributed execution on Citus); ROWS 1 keeps the plans on index lookups.';
 
 -- Before 0006 tool_calls returned no subject or arguments. Its row type changes, so the old function goes,
 -- and with it the two views built on it (side_effects, conversation_status: 140 recreates them,
@@ -279,6 +285,9 @@ LANGUAGE sql STABLE AS $$
      ORDER BY r.seq
 $$;
 
+COMMENT ON FUNCTION pgctx.open_approvals(text, bigint) IS
+    'Approvals requested by to_seq and not granted or denied by then: pending actions a summary must keep (must_keep). Inlined into its caller''s query.';
+
 -- The seq of the last clear at or before upto (0 if none): where a view or a fold starts over
 -- (200). Here, not in 200: must_keep below calls it.
 -- PL/pgSQL: a SQL function whose body has a FROM is not inlined as a scalar, and Citus cannot
@@ -290,6 +299,9 @@ BEGIN
          WHERE v.conversation_id = last_clear.conversation_id AND v.kind = 'clear' AND v.seq <= upto);
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.last_clear(text, bigint) IS
+    'The seq of the conversation''s last clear event at or before upto (0 if none): where the working view and a fold start over (200).';
 
 -- Before 0006 must_keep took no schema_version (it derived version 1's items).
 DROP FUNCTION IF EXISTS pgctx.must_keep(text, bigint, bigint, jsonb);

@@ -89,6 +89,9 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
            END
 $$;
 
+COMMENT ON FUNCTION pgctx.checkpoint_checksum(integer, bigint, bytea, jsonb) IS
+    'A checkpoint''s checksum: SHA-256 of ''pgctx:checkpoint:v1'' and the canonical JSON of {schema_version, cursor, chain_hash (hex), summary}, binding the summary to the chain at its cursor. NULL if any part is NULL.';
+
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_guard() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
@@ -166,6 +169,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.checkpoints_guard() IS
+    'Trigger on pgctx.checkpoints: inserted PREPARED with its checksum derived; PREPARED -> COMMITTED (a compare-and-swap against the fold head) or DISCARDED only, nothing else changed (PC112, PC100, PC103, PC110); no removal of a PREPARED or the committed checkpoint, no TRUNCATE (PC113).';
+
 -- After a commit: move the CAS row and retire every other candidate of the conversation.
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_committed() RETURNS trigger
 LANGUAGE plpgsql
@@ -183,6 +189,9 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.checkpoints_committed() IS
+    'After a checkpoint is committed: moves the conversation''s fold head to it and discards every other PREPARED candidate as superseded, in the same transaction, so a lost race can never commit later.';
 
 CREATE OR REPLACE FUNCTION pgctx.fold_heads_guard() RETURNS trigger
 LANGUAGE plpgsql
@@ -212,6 +221,9 @@ BEGIN
     RETURN NEW;
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.fold_heads_guard() IS
+    'Trigger on pgctx.fold_heads: the CAS row points only at a COMMITTED checkpoint (or at nothing folded), moves back only as a recorded fallback, and is never deleted or truncated (PC112, PC113).';
 
 CREATE OR REPLACE TRIGGER checkpoints_guard
     BEFORE INSERT OR UPDATE OR DELETE ON pgctx.checkpoints

@@ -65,6 +65,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.base_summary(text, integer) IS
+    'The summary a fold on base_version continues from: that checkpoint''s, or for a branch''s first fold (version 0) its source''s fold at the fork point; NULL when there is none.';
+
 -- The committed fold a new fold builds on (version 0 and the start cursor before the first).
 -- plpgsql keeps its plan for the session: every fold and working context reads this.
 CREATE OR REPLACE FUNCTION pgctx.committed_fold(conversation_id text,
@@ -90,11 +93,17 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.committed_fold(text) IS
+    'The committed fold a new fold builds on: version, cursor and summary (version 0 and the start cursor, 0 or a branch''s fork point, before the first fold).';
+
 -- The advisory lock key of a conversation's folds.
 CREATE OR REPLACE FUNCTION pgctx.fold_lock_key(conversation_id text) RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT hashtextextended('pgctx:fold:' || conversation_id, 0)
 $$;
+
+COMMENT ON FUNCTION pgctx.fold_lock_key(text) IS
+    'The advisory lock key of a conversation''s folds: prepare_fold, commit_fold and recover take it shared, serialize_folds and erasure exclusive.';
 
 CREATE OR REPLACE FUNCTION pgctx.fold_violations(
     conversation_id text,
@@ -421,6 +430,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.lock_fold_head(text) IS
+    'The conversation''s fold head (its compare-and-swap row), created if missing and locked FOR UPDATE, after checking the caller may see (PC014) and fold (PC010) the conversation: prepare and commit serialize on it without blocking appends.';
+
 -- Before 0006 prepare_fold took no token count.
 DROP FUNCTION IF EXISTS pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text);
 
@@ -504,9 +516,9 @@ CREATE OR REPLACE FUNCTION pgctx.locked_checkpoint(conversation_id text, version
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
-    head pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
-    cp   pgctx.checkpoints%ROWTYPE;
+    cp pgctx.checkpoints%ROWTYPE;
 BEGIN
+    PERFORM pgctx.lock_fold_head(conversation_id);  -- the lock and its checks; the row is not needed
     SELECT * INTO cp FROM pgctx.checkpoints c
      WHERE c.conversation_id = locked_checkpoint.conversation_id AND c.version = locked_checkpoint.version;
     IF NOT FOUND THEN
@@ -516,6 +528,9 @@ BEGIN
     RETURN cp;
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.locked_checkpoint(text, integer) IS
+    'A checkpoint of the conversation, read under its fold head''s lock (so with the tenancy checks of lock_fold_head), or PC111: what commit_fold and discard_fold act on.';
 
 CREATE OR REPLACE FUNCTION pgctx.commit_fold(conversation_id text, version integer) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER

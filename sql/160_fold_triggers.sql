@@ -273,10 +273,10 @@ BEGIN
         RETURN;  -- every column NULL: no such conversation (or not visible)
     END IF;
     IF version > 0 THEN
-        SELECT k.tokens INTO summary_tokens FROM pgctx.checkpoints k
+        SELECT k.tokens::bigint INTO summary_tokens FROM pgctx.checkpoints k
          WHERE k.conversation_id = fold_status.conversation_id AND k.version = fold_status.version;
     ELSIF source IS NOT NULL THEN  -- a branch's first fold: its source's
-        SELECT k.tokens INTO summary_tokens FROM pgctx.checkpoints k
+        SELECT k.tokens::bigint INTO summary_tokens FROM pgctx.checkpoints k
          WHERE k.conversation_id = source AND k.version = source_version;
     END IF;
     summary_tokens := coalesce(summary_tokens, 0);
@@ -352,3 +352,6 @@ LANGUAGE sql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
     SELECT pg_advisory_xact_lock(pgctx.fold_lock_key(conversation_id))
 $$;
+
+COMMENT ON FUNCTION pgctx.serialize_folds(text) IS
+    'Take the conversation''s fold lock exclusive until the transaction ends, so no other prepare, commit or recovery of its folds runs meanwhile: what fold() does after repeated compare-and-swap conflicts. Transaction-scoped, so it works behind a transaction-mode pooler and cannot outlive a crashed client.';

@@ -140,6 +140,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.checkpoints_evidence() IS
+    'Trigger on pgctx.checkpoints: derives a new checkpoint''s evidence (the base fold''s risks still live at its cursor and those of the folded range, with their seqs) and refuses any later change of it (PC112): evidence is derived, never supplied.';
+
 CREATE OR REPLACE TRIGGER checkpoints_evidence
     BEFORE INSERT OR UPDATE ON pgctx.checkpoints
     FOR EACH ROW EXECUTE FUNCTION pgctx.checkpoints_evidence();

@@ -47,6 +47,9 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                                                   WHERE n.nspname OPERATOR(pg_catalog.=) 'pgctx'::name), 'USAGE')
 $$;
 
+COMMENT ON FUNCTION pgctx.erasing() IS
+    'Row-level security helper: whether the login role may erase (a pgctx_eraser member that is not also an application login, or the schema owner), which lets the erase functions see and change every tenant''s rows. Schema-qualified: inlined into policies in the caller''s session.';
+
 DROP POLICY IF EXISTS conversations_erase ON pgctx.conversations;
 CREATE POLICY conversations_erase ON pgctx.conversations FOR ALL USING (pgctx.erasing()) WITH CHECK (pgctx.erasing());
 DROP POLICY IF EXISTS events_erase ON pgctx.events;
@@ -178,6 +181,9 @@ BEGIN
                                                       'cursor', coalesce(fallback.cursor, conv.base_seq)) END);
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.erase(text, bigint[], text) IS
+    'The erasure behind erase_events and erase_conversation (seqs NULL: every event): appends the erasure event, erases the listed events'' content and removes the checkpoints that may hold it, under the head and fold locks. Owner only: those two are what pgctx_eraser may call.';
 
 CREATE OR REPLACE FUNCTION pgctx.erase_events(conversation_id text, seqs bigint[], reason text) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER
