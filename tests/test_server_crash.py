@@ -22,7 +22,8 @@ recover(full_check) over 10,000 events with a prepared candidate and an interrup
 (e) eight clients appending to one conversation. Each run draws its delays and sizes from
 random.Random("<PGCTX_CRASH_SEED>:<point>:<run>"); a failure names the seed (set
 PGCTX_CRASH_SEED to draw the same again; the kill's moment still depends on the scheduler).
-Then pools, sync and async: a pool handed to pgctx carries on after a restart.
+Then pools, sync and async: a pool handed to pgctx carries on after a restart, with an append
+in flight at the crash (held on the head row's lock) or with nothing in flight.
 
 The server is this module's own (not the session's: other tests use that one), fsync off: a kill
 loses nothing the OS was given, as a process crash on a running machine would. Every run works in
@@ -546,7 +547,7 @@ def test_kill_during_recover(server, client, recover_template, recovery_referenc
     before, after, reference, duration = recovery_reference
     with database(server, recover_template) as dsn, replayable(run):
         client.start("recover", dsn)
-        kill(server, client, lambda said: said["at"] == "sending", run.spread(duration, over=1.2))
+        kill(server, client, lambda said: said["at"] == "sending", run.spread(duration, over=2))  # as (c)
         transcript = client.finish()
         server.restart()
 
@@ -616,6 +617,18 @@ def test_kill_during_concurrent_appends(server, client, schema_template, index):
 # connection before lending it. Which calls fail, per case, is what docs/guarantees.md says.
 
 
+@contextlib.contextmanager
+def head_row_held(dsn: str) -> Iterator[None]:
+    """The conversation's head row locked by another session: an append to it waits in the server,
+    in flight for as long as the test wants, until the crash ends both."""
+    holder = psycopg.connect(dsn)  # not autocommit: the lock lasts as long as its transaction
+    try:
+        holder.execute("SELECT 1 FROM pgctx.conversations WHERE conversation_id = %s FOR UPDATE", (CID,))
+        yield
+    finally:
+        holder.close()
+
+
 def wait_active(dsn: str, query: str) -> None:
     """Until a backend of the database runs ``query`` (what is in flight when the server dies)."""
     with connected(dsn) as conn:
@@ -644,24 +657,27 @@ def expected_failures(in_flight: bool, check: str | None) -> int:
 
 
 @pytest.mark.parametrize("in_flight, check", POOL_CASES)
-def test_pool_carries_on_after_a_restart(server, recover_template, in_flight, check):
-    with database(server, recover_template) as dsn, \
+def test_pool_carries_on_after_a_restart(server, schema_template, in_flight, check):
+    with database(server, schema_template) as dsn, \
             ConnectionPool(dsn, min_size=POOL_SIZE, max_size=POOL_SIZE, timeout=20, kwargs={"autocommit": True},
                            check=ConnectionPool.check_connection if check else None, open=False) as pool:
         pool.wait()
-        assert pgctx.verify(pool, CID).ok
-        lost: list[BaseException] = []
+        assert pgctx.append(pool, CID, "user", {"text": "before the crash"}) == 1
         if in_flight:
-            # a long call (verifying 10,000 events) on one connection while the others are idle
-            def verify() -> None:
+            # an append in flight on one connection (waiting for the head row) while the other is idle
+            lost: list[BaseException] = []
+
+            def append() -> None:
                 try:
-                    pgctx.verify(pool, CID)
+                    pgctx.append(pool, CID, "user", {"text": "in flight"})
                 except Exception as exc:
                     lost.append(exc)
-            caller = threading.Thread(target=verify)
-            caller.start()
-            wait_active(dsn, "verify_chain")
-            server.crash()
+
+            with head_row_held(dsn):
+                caller = threading.Thread(target=append)
+                caller.start()
+                wait_active(dsn, "append_event")
+                server.crash()
             caller.join(timeout=LINE_TIMEOUT)
             (error,) = lost
             assert_lost(error)
@@ -679,22 +695,25 @@ def test_pool_carries_on_after_a_restart(server, recover_template, in_flight, ch
                 outcomes.append(None)
         failures = expected_failures(in_flight, check)
         assert outcomes == [None] * failures + list(range(1, 3 * POOL_SIZE - failures + 1)), outcomes
-        assert pgctx.verify(pool, "after-restart").ok and pgctx.verify(pool, CID).ok
+        assert pgctx.verify(pool, "after-restart").ok
+        # the append in flight was waiting for the lock when the server died: it left nothing
+        assert (pgctx.verify(pool, CID).ok, pgctx.verify(pool, CID).head_seq) == (True, 1)
 
 
 @pytest.mark.parametrize("in_flight, check", POOL_CASES)
-def test_async_pool_carries_on_after_a_restart(server, recover_template, in_flight, check):
+def test_async_pool_carries_on_after_a_restart(server, schema_template, in_flight, check):
     async def main(dsn: str) -> list[int | None]:
         async with AsyncConnectionPool(dsn, min_size=POOL_SIZE, max_size=POOL_SIZE, timeout=20,
                                        kwargs={"autocommit": True},
                                        check=AsyncConnectionPool.check_connection if check else None,
                                        open=False) as pool:
             await pool.wait()
-            assert (await pgctx.verify(pool, CID)).ok
+            assert await pgctx.append(pool, CID, "user", {"text": "before the crash"}) == 1
             if in_flight:
-                call = asyncio.ensure_future(pgctx.verify(pool, CID))
-                await asyncio.to_thread(wait_active, dsn, "verify_chain")
-                server.crash()
+                with head_row_held(dsn):
+                    call = asyncio.ensure_future(pgctx.append(pool, CID, "user", {"text": "in flight"}))
+                    await asyncio.to_thread(wait_active, dsn, "append_event")
+                    server.crash()
                 with pytest.raises(psycopg.OperationalError) as error:
                     await call
                 assert_lost(error.value)
@@ -709,9 +728,10 @@ def test_async_pool_carries_on_after_a_restart(server, recover_template, in_flig
                     assert_lost(exc)
                     outcomes.append(None)
             assert (await pgctx.verify(pool, "after-restart")).ok
+            assert (await pgctx.verify(pool, CID)).head_seq == 1  # the append in flight left nothing
             return outcomes
 
-    with database(server, recover_template) as dsn:
+    with database(server, schema_template) as dsn:
         outcomes = asyncio.run(main(dsn))
     failures = expected_failures(in_flight, check)
     assert outcomes == [None] * failures + list(range(1, 3 * POOL_SIZE - failures + 1)), outcomes
