@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import psycopg
 import pytest
+from hypothesis import settings
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
@@ -24,6 +25,13 @@ from pgctx.embedded import EmbeddedPostgres
 
 RUN = f"{os.getpid()}"
 _counter = itertools.count()
+
+# Hypothesis profiles. "ci" (loaded unless --hypothesis-profile names another) is hypothesis's
+# defaults with state machine programs of 35 steps: tests/test_stateful_fuzz.py runs 100 of them.
+# "nightly" (pytest --hypothesis-profile=nightly tests/test_stateful_fuzz.py) runs 1,000 of 100.
+settings.register_profile("ci", stateful_step_count=35)
+settings.register_profile("nightly", max_examples=1000, stateful_step_count=100)
+settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
