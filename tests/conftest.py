@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import subprocess
 from dataclasses import dataclass
 
 import psycopg
@@ -21,7 +22,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import pgctx
-from pgctx.embedded import EmbeddedPostgres
+from pgctx.embedded import EmbeddedPostgres, find_bindir
 
 RUN = f"{os.getpid()}"
 _counter = itertools.count()
@@ -32,6 +33,15 @@ _counter = itertools.count()
 settings.register_profile("ci", stateful_step_count=35)
 settings.register_profile("nightly", max_examples=1000, stateful_step_count=100)
 settings.load_profile("ci")
+
+
+def pytest_report_header(config):
+    """Which server the run is on: scripts/test runs the suite once per supported major version."""
+    if os.environ.get("PGCTX_TEST_DSN"):
+        return "PostgreSQL: the server named by PGCTX_TEST_DSN"
+    bindir = find_bindir()
+    done = subprocess.run([str(bindir / "postgres"), "--version"], capture_output=True, text=True)
+    return f"PostgreSQL: {done.stdout.strip()} ({bindir})"
 
 
 @pytest.fixture(scope="session")
