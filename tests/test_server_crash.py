@@ -67,7 +67,7 @@ from tests.fold_worker import TOOL_CALL
 from tests.test_fault_injection import CID, assert_chain_intact, assert_no_fold_twice, events, fold_history, seed
 from tests.test_fold_recovery import assert_quiet_rerun, checkpoints, fold_head, history
 
-RUNS = int(os.environ.get("PGCTX_CRASH_RUNS", "20"))
+RUNS = max(2, int(os.environ.get("PGCTX_CRASH_RUNS", "20")))  # two at least: (c) must see both outcomes
 SEED = os.environ.get("PGCTX_CRASH_SEED") or secrets.token_hex(4)
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT = ROOT / "tests" / "crash_client.py"
