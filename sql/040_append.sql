@@ -71,17 +71,17 @@ DECLARE
     r         record;
     prior     record;
     checked   pgctx.canonical_payload_forms;
-    out_seq   bigint[] := '{}';
-    seen_keys jsonb := '{}';   -- event key -> [kind, payload, seq] of this batch
-    a_seq     bigint[] := '{}';
-    a_kind    text[] := '{}';
-    a_payload jsonb[] := '{}';
-    a_key     text[] := '{}';
-    a_tokens  integer[] := '{}';
-    a_prev    bytea[] := '{}';
-    a_hash    bytea[] := '{}';
-    a_salt    bytea[] := '{}';
-    a_digest  bytea[] := '{}';
+    out_seq   bigint[] := '{}'::bigint[];
+    at        integer;   -- where a key repeats in this batch
+    a_seq     bigint[] := '{}'::bigint[];
+    a_kind    text[] := '{}'::text[];
+    a_payload jsonb[] := '{}'::jsonb[];
+    a_key     text[] := '{}'::text[];
+    a_tokens  integer[] := '{}'::integer[];
+    a_prev    bytea[] := '{}'::bytea[];
+    a_hash    bytea[] := '{}'::bytea[];
+    a_salt    bytea[] := '{}'::bytea[];
+    a_digest  bytea[] := '{}'::bytea[];
     salt      bytea;
     digest    bytea;
     last_seq  bigint;
@@ -119,9 +119,11 @@ BEGIN
         r.payload := checked.canonical;
         IF r.key IS NOT NULL THEN
             -- a key used before (earlier in this batch, or stored): same content is the same event
-            IF seen_keys ? r.key THEN
-                SELECT (seen_keys->r.key->>2)::bigint AS seq, seen_keys->r.key->>0 AS kind, seen_keys->r.key->1 AS payload
-                  INTO prior;
+            -- (array_position over the batch's keys: a jsonb map of them, rebuilt on every key,
+            -- made a keyed batch quadratic, 5.7 s for 4,000 events)
+            at := array_position(a_key, r.key);
+            IF at IS NOT NULL THEN
+                SELECT a_seq[at] AS seq, a_kind[at] AS kind, a_payload[at] AS payload INTO prior;
             ELSE
                 SELECT e.seq, e.kind, e.payload INTO prior FROM pgctx.events e
                  WHERE e.conversation_id = append_events.conversation_id AND e.event_key = r.key;
@@ -134,7 +136,6 @@ BEGIN
                 RAISE EXCEPTION USING ERRCODE = 'PC005',
                     MESSAGE = format('event key %L already names a different event in conversation %s', r.key, conversation_id);
             END IF;
-            seen_keys := seen_keys || jsonb_build_object(r.key, jsonb_build_array(r.kind, r.payload, last_seq + 1));
         END IF;
         a_prev := a_prev || last_hash;
         last_seq := last_seq + 1;
@@ -189,3 +190,6 @@ BEGIN
     RETURN s;
 END
 $$;
+
+COMMENT ON FUNCTION pgctx.append_chained(pgctx.conversations, text, jsonb) IS
+    'Append one event of a reserved kind (erasure, retraction, clear) for the function that owns the kind, after it locked the head row (conv) and checked what the event records: chained as append_events chains, inserted with its hash, head moved; returns its seq. Owner only.';

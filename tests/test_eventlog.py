@@ -210,6 +210,18 @@ def test_event_key_makes_append_idempotent(conn):
     assert_chain(conn, "c", 2)
 
 
+def test_a_key_repeated_within_one_batch_is_the_same_event_or_a_conflict(conn):
+    batch = [{"kind": "user", "payload": {"n": i}, "event_key": f"k{i}"} for i in range(300)]
+    repeat = {"kind": "user", "payload": {"n": 150.0}, "event_key": "k150"}  # 150.0 is the number 150
+    assert pgctx.append_many(conn, "c", [*batch, repeat]) == [*range(1, 301), 151]
+    assert len(log(conn, "c")) == 300
+    fresh = {"kind": "user", "payload": {"n": "new"}, "event_key": "fresh"}
+    with pytest.raises(errors.EventKeyConflict):  # the key names another event earlier in the batch
+        pgctx.append_many(conn, "c", [fresh, {**fresh, "payload": {"n": -1}}])
+    assert len(log(conn, "c")) == 300  # the batch's first event went with it
+    assert_chain(conn, "c", 300)
+
+
 def test_append_many_maps_every_item_to_its_seq(conn):
     pgctx.append(conn, "b", "user", {"n": 0}, event_key="old")
     seqs = pgctx.append_many(
