@@ -71,6 +71,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.recheck_prepared(pgctx.checkpoints, pgctx.fold_heads, boolean, bigint) IS
+    'Why recovery must discard a PREPARED checkpoint (NULL if it may be committed): no longer based on the committed fold, chain broken in its range or changed at its cursor, schema unregistered, checksum mismatch, or the first fold rule of 100 it now breaks.';
+
 CREATE OR REPLACE FUNCTION pgctx.recover(conversation_id text, full_check boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
@@ -84,9 +87,9 @@ DECLARE
     cp          pgctx.checkpoints%ROWTYPE;
     problem     text;
     fallback    pgctx.checkpoints%ROWTYPE;
-    prepared    jsonb := '[]';
-    needs_human jsonb := '[]';
-    actions     jsonb := '[]';
+    prepared    jsonb := '[]'::jsonb;
+    needs_human jsonb := '[]'::jsonb;
+    actions     jsonb := '[]'::jsonb;
     interrupted jsonb;
     recovery_seq bigint;
     recovery_hash bytea;

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 
 import psycopg
 import pytest
@@ -486,7 +487,7 @@ def test_recover_reports_the_range_it_checked_and_the_age_of_the_rest(conn):
     before = later["verified_before"]
     health = view_row(conn, "chain_health")
     assert (before["up_to_seq"], before["from_genesis_up_to_seq"]) == (5, 5), later
-    assert before["from_genesis_at"] == health["verified_from_genesis_at"].isoformat()
+    assert datetime.fromisoformat(before["from_genesis_at"]) == health["verified_from_genesis_at"]
     nothing_new = assert_quiet_rerun(conn)["chain"]
     assert (nothing_new["checked"], nothing_new["checked_seqs"], nothing_new["verified_before"]["up_to_seq"]) == \
         (0, None, 7)
