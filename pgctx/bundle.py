@@ -16,7 +16,8 @@ hash at the fork point: verify the source's bundle to prove it) and every hash w
 :mod:`pgctx.canonical`, the byte-for-byte Python twin of the SQL canonical form, checks erasures
 as ``pgctx.verify_chain`` does (an erased event carries the marker, no salt, and is listed by its
 erasure event; every listed event is erased) and reports the first bad seq and, when consistent,
-each erasure, in the same words.
+each erasure, in the same words. Payloads are read and canonicalised without recursion, so any
+depth the database stores verifies here too.
 """
 
 from __future__ import annotations
