@@ -30,8 +30,9 @@
 --       hash_i = SHA-256('pgctx:event:v2' || u32be(len id) || id || u64be(seq)
 --                        || u32be(len kind) || kind || hash_{i-1} || payload_digest)
 --     An event is v2 when it has a payload_digest; v1 events keep their v1 hashes forever.
---   * Text that PostgreSQL cannot hold as jsonb (\u0000, lone surrogates, NaN, Infinity) is
---     refused with PC007 by pgctx.payload_from_text, for psql users loading JSON text.
+--   * Text that PostgreSQL cannot hold as jsonb (\u0000, lone surrogates, NaN, Infinity, a number
+--     beyond numeric's range: over 131072 digits before the point or 16383 after it) is refused
+--     with PC007 by pgctx.payload_from_text, for psql users loading JSON text.
 
 -- Bytes are taken with convert_to(x, 'UTF8'), never textsend(x): textsend converts to the
 -- *client* encoding, so a LATIN1 session would hash 'é' differently from everyone else. The hash
@@ -118,17 +119,20 @@ LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
 $$;
 
 -- Parses JSON text into jsonb, turning PostgreSQL's parse errors for values it cannot hold into
--- PC007 so a psql user loading text gets the same typed error as the Python API.
+-- PC007 so a psql user loading text gets the same typed error as the Python API (which refuses
+-- the same values before sending them). Nesting deeper than the server's max_stack_depth allows
+-- stays 54001 (statement_too_complex), as on every other path: it depends on a setting, not on
+-- the value.
 CREATE OR REPLACE FUNCTION pgctx.payload_from_text(json_text text) RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     RETURN pgctx.canonical_payload(json_text::jsonb);
 EXCEPTION
-    WHEN untranslatable_character OR invalid_text_representation THEN
+    WHEN untranslatable_character OR invalid_text_representation OR numeric_value_out_of_range THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC007',
-            MESSAGE = 'JSON text holds a value PostgreSQL cannot store (\u0000, a lone surrogate, NaN or Infinity) or is not JSON',
+            MESSAGE = 'JSON text holds a value PostgreSQL cannot store (\u0000, a lone surrogate, NaN, Infinity or a number beyond numeric''s range) or is not JSON',
             DETAIL = SQLERRM;
 END
 $$;
