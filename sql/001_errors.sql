@@ -30,7 +30,7 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC006', 'AppendOnlyViolation',
      'UPDATE, DELETE or TRUNCATE of the append-only log (events, conversations) was refused (an event changes only by a recorded erasure)'),
     ('PC007', 'UnrepresentableJSON',
-     'the JSON text holds a value PostgreSQL cannot store: \u0000, a lone surrogate, NaN or Infinity'),
+     'the JSON text holds a value PostgreSQL cannot store: \u0000, a lone surrogate, NaN, Infinity, or a number beyond numeric''s range'),
     ('PC008', 'UnknownTenant',
      'the tenant named is not registered in pgctx.tenants'),
     ('PC009', 'AmbiguousTenant',

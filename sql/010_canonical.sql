@@ -51,6 +51,9 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT decode(replace(value, '\', '\\'), 'escape')
 $$;
 
+COMMENT ON FUNCTION pgctx.utf8_bytes(text) IS
+    'The UTF-8 bytes of a text (the database is UTF8), as convert_to(value, ''UTF8'') gives them but IMMUTABLE, so the hashes computed from column values in the head row''s UPDATE stay IMMUTABLE and inlined.';
+
 CREATE OR REPLACE FUNCTION pgctx.max_payload_bytes() RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1048576 $$;
 
@@ -73,6 +76,9 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
                '("(?:[^"\\]|\\.)*")|([0-9])\.0+(?=[],}]|$)', '\1\2', 'g')::jsonb
 $$;
 
+COMMENT ON FUNCTION pgctx.trim_numbers(jsonb) IS
+    'The value with trailing fractional zeros removed from every number (1.50 -> 1.5, -0.0 -> 0), strings untouched: the number rule of pgctx canonical JSON v1.';
+
 -- Whether jsonb's text of a value may hold a number with trailing fractional zeros: jsonb prints
 -- numbers without exponents, so such a number shows as digits '.' digits ending in '0' followed by
 -- a delimiter. Text without that pattern has nothing to trim (a string that happens to match only
@@ -81,6 +87,9 @@ CREATE OR REPLACE FUNCTION pgctx.may_need_trim(value_text text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT value_text ~ '[0-9]\.[0-9]*0([],} ]|$)'
 $$;
+
+COMMENT ON FUNCTION pgctx.may_need_trim(text) IS
+    'Whether jsonb''s text of a value may hold a number with trailing fractional zeros: the cheap test that spares nearly every payload trim_numbers.';
 
 -- The canonical value of a payload.
 -- Not STRICT: a STRICT SQL function is only inlined when its body is strict, and CASE is not
@@ -91,6 +100,9 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                 THEN pgctx.trim_numbers(value)
                 ELSE value END
 $$;
+
+COMMENT ON FUNCTION pgctx.canonical_payload(jsonb) IS
+    'The canonical value of a payload (pgctx canonical JSON v1: numbers without trailing fractional zeros), the form every payload and summary is stored in, so its text is its canonical bytes.';
 
 CREATE OR REPLACE FUNCTION pgctx.canonical_text(value jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -106,6 +118,9 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
                   || int4send(octet_length(conversation_id)) || pgctx.utf8_bytes(conversation_id))
 $$;
 
+COMMENT ON FUNCTION pgctx.genesis_hash(text) IS
+    'The genesis of a conversation''s chain: SHA-256(''pgctx:genesis:v1'' || u32be(length) || id), so no prefix of one conversation verifies in another.';
+
 -- canonical is the canonical text of the payload (payload::text for a stored payload).
 CREATE OR REPLACE FUNCTION pgctx.event_hash(conversation_id text, seq bigint, kind text,
                                             prev_hash bytea, canonical text) RETURNS bytea
@@ -117,6 +132,9 @@ LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
                   || prev_hash
                   || convert_to(canonical, 'UTF8'))
 $$;
+
+COMMENT ON FUNCTION pgctx.event_hash(text, bigint, text, bytea, text) IS
+    'Chain format v1 event hash (events appended before 0007): SHA-256 over the tag, id, seq, kind, previous hash and canonical payload text, with length prefixes; verify_chain recomputes it for v1 events.';
 
 -- Parses JSON text into jsonb, turning PostgreSQL's parse errors for values it cannot hold into
 -- PC007 so a psql user loading text gets the same typed error as the Python API (which refuses
@@ -137,6 +155,9 @@ EXCEPTION
 END
 $$;
 
+COMMENT ON FUNCTION pgctx.payload_from_text(text) IS
+    'Parse JSON text into a canonical jsonb payload; text PostgreSQL cannot hold as jsonb (\u0000, lone surrogates, NaN, Infinity, a number beyond numeric''s range) or that is not JSON is PC007, the typed error the Python API gives.';
+
 -- Chain format v2 (see the header). The salt is 16 bytes from gen_random_uuid() (core since
 -- PostgreSQL 13, from the server's strong random source; 122 of its bits are random), so no
 -- extension is needed.
@@ -145,11 +166,17 @@ LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
     SELECT uuid_send(gen_random_uuid())
 $$;
 
+COMMENT ON FUNCTION pgctx.new_salt() IS
+    'A fresh 16-byte random salt for an event''s payload digest (chain format v2), from gen_random_uuid(): erasing the payload and its salt leaves a digest that cannot confirm a guessed text.';
+
 CREATE OR REPLACE FUNCTION pgctx.payload_digest(salt bytea, canonical text) RETURNS bytea
 LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256('\x70676374783a7061796c6f61643a7632'::bytea          -- 'pgctx:payload:v2'
                   || salt || convert_to(canonical, 'UTF8'))
 $$;
+
+COMMENT ON FUNCTION pgctx.payload_digest(bytea, text) IS
+    'Chain format v2 payload digest: SHA-256(''pgctx:payload:v2'' || salt || canonical text); the event hash binds it instead of the payload, so erasure keeps the chain verifying.';
 
 CREATE OR REPLACE FUNCTION pgctx.event_hash_v2(conversation_id text, seq bigint, kind text,
                                                prev_hash bytea, payload_digest bytea) RETURNS bytea
@@ -161,3 +188,6 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
                   || prev_hash
                   || payload_digest)
 $$;
+
+COMMENT ON FUNCTION pgctx.event_hash_v2(text, bigint, text, bytea, bytea) IS
+    'Chain format v2 event hash: SHA-256 over ''pgctx:event:v2'', the id, seq, kind (length-prefixed), the previous hash and the payload digest. IMMUTABLE and inlined: the head row''s UPDATE computes it.';
