@@ -5,7 +5,7 @@
 --     actions, and a second run finds nothing to do ("changed": false) and writes nothing.
 --   * It verifies the chain from the last point recovery verified (from genesis the first time,
 --     when that point no longer matches, with full_check, or while a break stands), and records
---     the new verified point when it moved, and when a run from genesis passed. The report says
+--     the new verified point when it moved, and how far a run from genesis reached. The report says
 --     which seqs this run checked and, for a run that resumed, up to where earlier runs verified
 --     and when the chain was last verified from genesis: an incremental run's "ok" covers only
 --     its range. Stated limit: an edit below the last verified point that leaves the stored
@@ -113,7 +113,11 @@ BEGIN
     END IF;
     SELECT CASE WHEN resume THEN verified.seq ELSE c.base_seq END INTO start_seq
       FROM pgctx.conversations c WHERE c.conversation_id = recover.conversation_id;
-    IF chain.ok AND (verified.seq IS DISTINCT FROM chain.head_seq OR NOT resume) THEN
+    -- written when the point moved, or a run from genesis reached further than the last one did
+    -- (not again for the same seq: a second run writes nothing, so the time recorded is that of
+    -- the first run from genesis to reach it)
+    IF chain.ok AND (verified.seq IS DISTINCT FROM chain.head_seq
+                     OR (NOT resume AND verified.genesis_seq IS DISTINCT FROM chain.head_seq)) THEN
         INSERT INTO pgctx.verified_points AS v (conversation_id, seq, hash, tenant, genesis_seq, genesis_at)
         VALUES (conversation_id, chain.head_seq, chain.head_hash, head.tenant,
                 CASE WHEN NOT resume THEN chain.head_seq END, CASE WHEN NOT resume THEN now() END)

@@ -494,7 +494,10 @@ def test_recover_reports_the_range_it_checked_and_the_age_of_the_rest(conn):
 
     full = pgctx.recover(conn, CID, full_check=True)
     assert (full["changed"], full["chain"]["from_genesis"], full["chain"]["checked_seqs"]) == (False, True, [1, 7])
-    assert view_row(conn, "chain_health")["verified_from_genesis_seq"] == 7
+    reached = view_row(conn, "chain_health")
+    assert reached["verified_from_genesis_seq"] == 7
+    before = snapshot(conn)  # a second full run writes nothing: the first to reach seq 7 is recorded
+    assert pgctx.recover(conn, CID, full_check=True)["changed"] is False and snapshot(conn) == before
 
 
 @pytest.mark.parametrize("found_by", ["full_check", "incremental"])
