@@ -106,7 +106,9 @@ BEGIN
     IF resume THEN
         SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => verified.seq,
                                                     from_hash => verified.hash);
-        resume := chain.ok OR chain.first_bad_seq > verified.seq;  -- else below the resume point: look from genesis
+        -- a break: look again from genesis, so that the break recorded (and fallen back past) is
+        -- the first one, and a second run finds the same, not one below the resume point
+        resume := chain.ok;
     END IF;
     IF NOT resume THEN
         SELECT * INTO chain FROM pgctx.verify_chain(conversation_id);
