@@ -32,7 +32,7 @@ at 100 programs is a quarter of the budget and makes shrinking a failure slow.
 
 Steps: the invariant counts the steps it checked, and the test asserts at least MIN_STEPS (the
 default "ci" profile, tests/conftest.py, runs 100 programs of 35 steps). ``pytest
---hypothesis-profile=nightly tests/test_stateful_fuzz.py`` runs 1,000 programs of 100.
+--hypothesis-profile=nightly tests/fuzz_stateful.py`` runs 1,000 programs of 100.
 
 Replaying: a run's programs come from one seed, printed at the start of the test (pytest shows
 it with a failure's output); ``PGCTX_FUZZ_SEED=<seed>`` runs the same programs again, and
@@ -881,7 +881,7 @@ class Fuzz(RuleBasedStateMachine):
 
 
 def test_random_programs_keep_every_invariant(conn, connect_as, roles):
-    print(f"hypothesis seed {SEED}: replay with PGCTX_FUZZ_SEED={SEED} pytest tests/test_stateful_fuzz.py")
+    print(f"hypothesis seed {SEED}: replay with PGCTX_FUZZ_SEED={SEED} pytest tests/fuzz_stateful.py")
     run = Run()
     app = connect_as(roles.app)
     run_state_machine_as_test(seed(SEED)(lambda: Fuzz(conn, app, run)), settings=FUZZ)
