@@ -204,9 +204,10 @@ BEGIN
         VALUES (conversation_id, 'recovery', jsonb_build_object('interrupted_calls', interrupted))
         RETURNING seq, hash INTO recovery_seq, recovery_hash;
         IF chain.ok THEN
-            -- the new event links to the head just verified: the verified point moves with it,
-            -- so that a second run finds nothing to do
-            UPDATE pgctx.verified_points v SET seq = recovery_seq, hash = recovery_hash, verified_at = now()
+            -- the new event links to the head just verified: the verified point moves with it (and
+            -- so does the reach of this run from genesis), so that a second run finds nothing to do
+            UPDATE pgctx.verified_points v SET seq = recovery_seq, hash = recovery_hash, verified_at = now(),
+                   genesis_seq = CASE WHEN resume THEN v.genesis_seq ELSE recovery_seq END
              WHERE v.conversation_id = recover.conversation_id;
         END IF;
         actions := actions || to_jsonb(format('%s running call(s) marked unknown by recovery event seq %s',
