@@ -137,7 +137,7 @@ def ms(value: float) -> str:
     return f"{value:,.2f}"
 
 
-def report(args: argparse.Namespace, results: dict[str, dict], settings: dict, started: float) -> str:
+def report(args: argparse.Namespace, results: dict[str, dict], settings: dict, started: float, code: str) -> str:
     first = next(iter(results.values()))
     plan: Plan = first["plan"]
     chaos = "none (--no-chaos)" if args.no_chaos else (
@@ -152,7 +152,7 @@ def report(args: argparse.Namespace, results: dict[str, dict], settings: dict, s
         f"`python bench/bench_service.py {shlex.join(sys.argv[1:])}`".replace(" `", "`"),
         "",
         f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {cpu_model()}, {os.cpu_count()} CPUs, "
-        f"{platform.system()} {platform.release()}, Python {platform.python_version()}; {code_state()}; "
+        f"{platform.system()} {platform.release()}, Python {platform.python_version()}; {code}; "
         f"PostgreSQL {settings['server_version']}, fsync={settings['fsync']}, "
         f"synchronous_commit={settings['synchronous_commit']}, shared_buffers={settings['shared_buffers']}.",
         "",
@@ -257,6 +257,7 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.monotonic()
+    code = code_state()  # now, before the migration installs it: the tree may change during a long run
     server = None if args.dsn else EmbeddedPostgres(fsync=True)
     suffix = f"{os.getpid()}"
     databases = {"pgctx": f"svc_pgctx_{suffix}", "langgraph": f"svc_langgraph_{suffix}"}
@@ -289,7 +290,7 @@ def main() -> None:
                         saver.setup()
                     dsn = admin_dsn
                 results[name] = phase(name, dsn, admin_dsn, args, Path(run_root))
-        text = report(args, results, settings, started)
+        text = report(args, results, settings, started, code)
         args.out.write_text(text)
         print(text)
         if results.get("pgctx") and results["pgctx"]["checks"].violations:
