@@ -169,7 +169,8 @@ def verify_bundle(
     else:  # a branch starts from its source's hash at the fork point, which only the source proves
         prior_seq = _field(header, "base_seq", int, 1)
         prior_hash = bytes.fromhex(_field(header, "genesis_hash", str, 1))
-    hashes: dict[int, bytes] = {}
+    # a branch's digest taken at its fork point holds its genesis, the source's hash there
+    hashes = {prior_seq: prior_hash} if header.get("forked_from") is not None else {}
     checked = 0
     for number, line in enumerate(lines, start=2):
         event = _parse(line, number)

@@ -82,7 +82,7 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC112', 'IllegalPhaseTransition',
      'a checkpoint may only go PREPARED -> COMMITTED or PREPARED -> DISCARDED, and never change otherwise'),
     ('PC113', 'CheckpointRetention',
-     'the committed fold, a PREPARED checkpoint or a fold head cannot be removed'),
+     'the committed fold, a PREPARED checkpoint, one a branch continues from or a fold head cannot be removed'),
     ('PC114', 'InvalidSummarySchema',
      'a summary schema uses keywords the SQL validator does not implement, or re-registers a version differently'),
     ('PC115', 'InvalidRetention',

@@ -169,8 +169,8 @@ $$;
 COMMENT ON FUNCTION pgctx.append_events(text, jsonb, text) IS
     'Append a JSON array of {kind, payload[, event_key][, tokens]} in one statement; returns (ordinality, seq) per element.';
 
--- One event of a reserved kind (erasure, retraction, clear), appended by the function that owns
--- the kind, as the owner, after it has locked the head (conv is the row it locked) and checked
+-- One event of a reserved kind (erasure, retraction, clear), or recovery's record of interrupted
+-- calls (which an abandoned branch takes too), appended by the function that owns it, as the owner, after it has locked the head (conv is the row it locked) and checked
 -- what the event records: chained like append_events chains a batch (chain format v2), inserted
 -- with its hash (the row trigger lets it through), the head moved. Returns its seq.
 CREATE OR REPLACE FUNCTION pgctx.append_chained(conv pgctx.conversations, kind text, payload jsonb) RETURNS bigint
@@ -192,4 +192,4 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.append_chained(pgctx.conversations, text, jsonb) IS
-    'Append one event of a reserved kind (erasure, retraction, clear) for the function that owns the kind, after it locked the head row (conv) and checked what the event records: chained as append_events chains, inserted with its hash, head moved; returns its seq. Owner only.';
+    'Append one event of a reserved kind (erasure, retraction, clear), or recovery''s record of interrupted calls, for the function that owns the kind, after it locked the head row (conv) and checked what the event records: chained as append_events chains, inserted with its hash, head moved; returns its seq. Owner only.';

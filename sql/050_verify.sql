@@ -10,7 +10,9 @@
 --   * Stated limit (invariant 9): these checks catch edits by anyone below the table owner; a
 --     superuser can rewrite events and recompute every hash. Only a digest kept outside the
 --     database proves history against that, so a result is "consistent, unanchored" unless an
---     anchor (anchor_seq, anchor_hash from `pgctx digest`) is given and matches.
+--     anchor (anchor_seq, anchor_hash from `pgctx digest`) is given and matches. A branch's
+--     digest taken at its fork point is its genesis (the source's hash there); an anchor before
+--     the fork point is the source's to verify (PC015).
 --   * Erasure (190) is verified, not excused: an erased event (erased_in set) must hold exactly
 --     the marker payload and no salt, and be listed by the erasure event it names (a later event
 --     of the same conversation, itself chained); an event an erasure lists must be erased. A v2
@@ -83,10 +85,17 @@ BEGIN
                                    conv.forked_from, conv.base_seq) END;
         RETURN;
     END IF;
-    IF from_seq IS NULL OR from_seq < 0 OR (anchor_seq IS NOT NULL AND anchor_seq < 1) THEN
+    IF from_seq IS NULL OR from_seq < 0 OR anchor_seq < 1 THEN
         RAISE EXCEPTION USING
             ERRCODE = 'PC015',
             MESSAGE = format('from_seq must be >= 0 and anchor_seq >= 1 (got %s, %s)', from_seq, anchor_seq);
+    ELSIF anchor_seq < conv.base_seq THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'PC015',
+            MESSAGE = format('anchor_seq %s is before the fork point of branch %s (seq %s)',
+                             anchor_seq, conv.conversation_id, conv.base_seq),
+            HINT = format('seqs up to %s belong to the source %s: verify it against the digest there',
+                          conv.base_seq, conv.forked_from);
     END IF;
     IF from_seq <= conv.base_seq THEN  -- from the start (a branch starts at its fork point)
         from_seq := conv.base_seq;
@@ -186,8 +195,12 @@ BEGIN
                              anchor_seq, last_seq);
             RETURN;
         END IF;
-        SELECT e.hash INTO stored FROM pgctx.events e
-         WHERE e.conversation_id = verify_chain.conversation_id AND e.seq = anchor_seq;
+        IF anchor_seq = conv.base_seq THEN
+            stored := conv.genesis_hash;  -- a branch's digest at its fork point: the source's hash there, checked above
+        ELSE
+            SELECT e.hash INTO stored FROM pgctx.events e
+             WHERE e.conversation_id = verify_chain.conversation_id AND e.seq = anchor_seq;
+        END IF;
         IF stored IS DISTINCT FROM anchor_hash THEN
             ok := false; first_bad_seq := anchor_seq;
             reason := format('history rewritten: hash at seq %s differs from the digest (the change is at or before it)',

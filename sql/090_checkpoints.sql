@@ -18,7 +18,9 @@
 --     Its row lock serializes prepare and commit per conversation without blocking appends
 --     (appends lock pgctx.conversations, a different row).
 --   * Deleting a checkpoint is retention (pgctx.prune_checkpoints): never a PREPARED one, never
---     the committed one (PC113).
+--     the committed one, never one a branch continues from (its summary is the branch's until the
+--     branch folds, and again if the branch falls back to its fork point), unless the branch's
+--     history holds an erased event (erasure removes the summaries built on it) (PC113).
 
 CREATE TABLE IF NOT EXISTS pgctx.checkpoints (
     conversation_id  text NOT NULL,
@@ -92,12 +94,52 @@ $$;
 COMMENT ON FUNCTION pgctx.checkpoint_checksum(integer, bigint, bytea, jsonb) IS
     'A checkpoint''s checksum: SHA-256 of ''pgctx:checkpoint:v1'' and the canonical JSON of {schema_version, cursor, chain_hash (hex), summary}, binding the summary to the chain at its cursor. NULL if any part is NULL.';
 
+-- A branch that continues from checkpoint version of conversation_id (NULL if none): forked at
+-- it, with no erased event in the history it inherited (erasure removes the summaries built on
+-- erased content, so such a branch no longer continues from it). The source's own row first: a
+-- conversation never forked reads no other conversation's rows; then one conversation per
+-- statement (a join across the lineage crosses shards on Citus, docs/scaling.md).
+CREATE OR REPLACE FUNCTION pgctx.branch_continuing_from(conversation_id text, version integer) RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+DECLARE
+    branch  record;
+    part    record;
+    erased  boolean;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgctx.conversations c
+                    WHERE c.conversation_id = branch_continuing_from.conversation_id AND c.family IS NOT NULL) THEN
+        RETURN NULL;
+    END IF;
+    FOR branch IN SELECT b.conversation_id, b.base_seq FROM pgctx.conversations b
+                   WHERE b.forked_from = branch_continuing_from.conversation_id
+                     AND b.fork_version = branch_continuing_from.version
+                   ORDER BY b.conversation_id LOOP
+        erased := false;
+        FOR part IN SELECT * FROM pgctx.lineage(branch_continuing_from.conversation_id) LOOP
+            erased := EXISTS (SELECT 1 FROM pgctx.events e
+                               WHERE e.conversation_id = part.conversation_id AND e.seq > part.after_seq
+                                 AND e.seq <= least(part.upto_seq, branch.base_seq) AND e.erased_in IS NOT NULL);
+            EXIT WHEN erased;
+        END LOOP;
+        IF NOT erased THEN
+            RETURN branch.conversation_id;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.branch_continuing_from(text, integer) IS
+    'A branch that continues from this checkpoint (forked at it, nothing it inherited erased), or NULL: retention keeps that checkpoint.';
+
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_guard() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head     pgctx.fold_heads%ROWTYPE;
     checksum bytea;
+    branch   text;
 BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NEW.phase <> 'PREPARED' OR NEW.decided_at IS NOT NULL THEN
@@ -120,6 +162,12 @@ BEGIN
                                  OLD.version, OLD.conversation_id,
                                  CASE WHEN OLD.phase = 'PREPARED' THEN 'PREPARED (discard it first)'
                                       ELSE 'the committed fold' END);
+        END IF;
+        branch := pgctx.branch_continuing_from(OLD.conversation_id, OLD.version);
+        IF branch IS NOT NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC113',
+                MESSAGE = format('checkpoint %s of %s cannot be removed: branch %s continues from it',
+                                 OLD.version, OLD.conversation_id, branch);
         END IF;
         RETURN OLD;
     ELSIF TG_OP = 'TRUNCATE' THEN
@@ -170,7 +218,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.checkpoints_guard() IS
-    'Trigger on pgctx.checkpoints: inserted PREPARED with its checksum derived; PREPARED -> COMMITTED (a compare-and-swap against the fold head) or DISCARDED only, nothing else changed (PC112, PC100, PC103, PC110); no removal of a PREPARED or the committed checkpoint, no TRUNCATE (PC113).';
+    'Trigger on pgctx.checkpoints: inserted PREPARED with its checksum derived; PREPARED -> COMMITTED (a compare-and-swap against the fold head) or DISCARDED only, nothing else changed (PC112, PC100, PC103, PC110); no removal of a PREPARED or the committed checkpoint or of one a branch continues from, no TRUNCATE (PC113).';
 
 -- After a commit: move the CAS row and retire every other candidate of the conversation.
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_committed() RETURNS trigger

@@ -23,7 +23,8 @@
 --     the back of a serialized fold.
 --   * Calls still running when recover runs were interrupted by the restart: one `recovery`
 --     event is appended, which makes them `unknown` (never `failed`), and every unknown call is
---     listed with its idempotency key for a status query. Nothing here re-runs a tool.
+--     listed with its idempotency key for a status query. Nothing here re-runs a tool. On an
+--     abandoned branch too: it refuses appends, but not this record.
 
 -- A break recovery found, until the chain verifies whole again. Tenanted and under row-level
 -- security like verified_points (150); written only by recover.
@@ -94,6 +95,7 @@ DECLARE
     recovery_seq bigint;
     recovery_hash bytea;
     last_recovery bigint;
+    conv        pgctx.conversations%ROWTYPE;
 BEGIN
     -- the fold lock shared, as prepare_fold and commit_fold take it: recovery commits candidates too
     PERFORM pg_advisory_xact_lock_shared(pgctx.fold_lock_key(conversation_id));
@@ -200,9 +202,12 @@ BEGIN
       FROM pgctx.tool_calls(conversation_id, coalesce(last_recovery, 0), NULL) t
      WHERE t.status = 'running';
     IF interrupted IS NOT NULL THEN
-        INSERT INTO pgctx.events (conversation_id, kind, payload)
-        VALUES (conversation_id, 'recovery', jsonb_build_object('interrupted_calls', interrupted))
-        RETURNING seq, hash INTO recovery_seq, recovery_hash;
+        -- chained here under the head row lock, not through the row trigger: an abandoned branch
+        -- refuses appends, not the record that the calls interrupted there have an unknown outcome
+        SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = recover.conversation_id FOR UPDATE;
+        recovery_seq := pgctx.append_chained(conv, 'recovery', jsonb_build_object('interrupted_calls', interrupted));
+        SELECT e.hash INTO recovery_hash FROM pgctx.events e
+         WHERE e.conversation_id = recover.conversation_id AND e.seq = recovery_seq;
         IF chain.ok THEN
             -- the new event links to the head just verified: the verified point moves with it (and
             -- so does the reach of this run from genesis), so that a second run finds nothing to do

@@ -5,12 +5,18 @@
 --     source's hash at at_seq: its genesis is that hash, its first event is seq at_seq + 1, and
 --     its first fold continues from the source's committed fold. A fork is taken only at the
 --     source's committed fold boundary (PC116), so nothing between the source's summary and the
---     branch's first event is ever left unfolded.
+--     branch's first event is ever left unfolded. A fork of a branch at its own fork point (before
+--     its first fold) is a fork of that branch's source there: the same history and summary.
 --   * The source and its forks form a family. Branches stay separate: no event moves between
 --     them. confirm_mainline(id) marks that branch mainline and every other open member of the
 --     family abandoned, and records the decision as a branch_merge event in the mainline's log;
---     an abandoned branch refuses appends (PC016) and never becomes mainline again. Nothing is
---     merged silently.
+--     an abandoned branch refuses appends (PC016; recovery still records its interrupted calls,
+--     110) and never becomes mainline again. Nothing is merged silently.
+
+-- A conversation's branches, looked up by retention (090: a checkpoint a branch continues from is
+-- kept) and erasure; partial, as nearly no conversation is a branch.
+CREATE INDEX IF NOT EXISTS conversations_forked_from ON pgctx.conversations (forked_from)
+    WHERE forked_from IS NOT NULL;
 
 CREATE OR REPLACE FUNCTION pgctx.fork_conversation(source text, at_seq bigint, new_id text) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER
@@ -19,6 +25,8 @@ DECLARE
     head    pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(source);
     src     pgctx.conversations%ROWTYPE;
     at_hash bytea;
+    fork_of text;
+    at_version integer;
 BEGIN
     SELECT * INTO STRICT src FROM pgctx.conversations c WHERE c.conversation_id = source FOR UPDATE;
     IF NOT pgctx.valid_conversation_id(new_id) THEN
@@ -35,10 +43,21 @@ BEGIN
             MESSAGE = format('fork %s at its committed fold boundary (seq %s), not at seq %s', source, head.cursor, at_seq),
             HINT = 'fold the source up to the seq to fork at first';
     END IF;
-    SELECT e.hash INTO STRICT at_hash FROM pgctx.events e WHERE e.conversation_id = source AND e.seq = at_seq;
+    IF at_seq = src.base_seq THEN
+        -- a branch before its first fold, at its own fork point: that seq is its source's (the
+        -- branch holds none of its events), and so is the fold it continues from, so this is a
+        -- fork of its source there, the same history (and what a fold of it continues from)
+        at_hash := src.genesis_hash;
+        fork_of := src.forked_from;
+        at_version := src.fork_version;
+    ELSE
+        SELECT e.hash INTO STRICT at_hash FROM pgctx.events e WHERE e.conversation_id = source AND e.seq = at_seq;
+        fork_of := source;
+        at_version := head.version;
+    END IF;
     INSERT INTO pgctx.conversations AS c (conversation_id, tenant, genesis_hash, head_seq, head_hash, base_seq,
                                           forked_from, fork_version, family, branch_status)
-    VALUES (new_id, src.tenant, at_hash, at_seq, at_hash, at_seq, source, head.version,
+    VALUES (new_id, src.tenant, at_hash, at_seq, at_hash, at_seq, fork_of, at_version,
             coalesce(src.family, source), 'open')
     ON CONFLICT (conversation_id) DO NOTHING;
     IF NOT FOUND THEN

@@ -2,8 +2,8 @@
 --
 -- Invariants enforced here:
 --   * prune_checkpoints removes only COMMITTED and DISCARDED checkpoints older than the newest
---     `keep`, never the committed fold and never a PREPARED one (the checkpoints guard refuses
---     those deletions too, PC113). Events are never pruned.
+--     `keep`, never the committed fold, never a PREPARED one and never one a branch continues
+--     from (the checkpoints guard refuses those deletions too, PC113). Events are never pruned.
 
 CREATE OR REPLACE FUNCTION pgctx.prune_checkpoints(conversation_id text, keep integer) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER
@@ -18,6 +18,7 @@ BEGIN
     DELETE FROM pgctx.checkpoints c
      WHERE c.conversation_id = prune_checkpoints.conversation_id
        AND c.phase <> 'PREPARED' AND c.version <> head.version
+       AND pgctx.branch_continuing_from(c.conversation_id, c.version) IS NULL
        AND c.version NOT IN (SELECT k.version FROM pgctx.checkpoints k
                               WHERE k.conversation_id = prune_checkpoints.conversation_id AND k.phase <> 'PREPARED'
                               ORDER BY k.version DESC LIMIT keep);
@@ -27,4 +28,4 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.prune_checkpoints(text, integer) IS
-    'Remove COMMITTED/DISCARDED checkpoints beyond the newest keep; never the committed fold, never PREPARED, never events.';
+    'Remove COMMITTED/DISCARDED checkpoints beyond the newest keep; never the committed fold, never PREPARED, never one a branch continues from, never events.';

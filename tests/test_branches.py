@@ -10,6 +10,7 @@ import pytest
 import pgctx
 from pgctx import errors
 from pgctx.demo import STORY as DEMO_STORY
+from pgctx.digest import anchors
 from pgctx.folds import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 
@@ -92,6 +93,41 @@ def test_fork_refusals(conn, source):
         pgctx.confirm_mainline(conn, "lonely")
 
 
+@pytest.mark.parametrize("own_events", [0, 2])
+def test_a_fork_of_a_branch_at_its_fork_point_is_a_fork_of_its_source(conn, source, own_events):
+    # before its first fold a branch's committed boundary is its fork point, a seq (and a fold) of
+    # its source's; forking there failed with an untyped error (found by the stateful fuzz)
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    for i in range(own_events):
+        pgctx.append(conn, "order-b", "user", {"text": f"on the branch {i}"})
+    assert pgctx.fork_conversation(conn, "order-b", 6, "order-c") == "order-c"
+    row = conn.execute("SELECT forked_from, fork_version, base_seq, family, branch_status FROM pgctx.conversations"
+                       " WHERE conversation_id = 'order-c'").fetchone()
+    assert row == (source, 1, 6, source, "open")
+    assert pgctx.committed_fold(conn, "order-c") == pgctx.committed_fold(conn, "order-b")
+    assert pgctx.committed_fold(conn, "order-c").summary == pgctx.committed_fold(conn, source).summary
+    assert pgctx.append(conn, "order-c", "user", {"text": "plan c"}) == 7
+    assert pgctx.verify(conn, "order-c").ok
+    assert fold(conn, "order-c") == 7
+
+
+def test_retention_keeps_the_checkpoint_a_branch_continues_from(conn, source):
+    pgctx.fork_conversation(conn, source, 6, "order-b")  # continues from version 1 of the source
+    pgctx.append(conn, source, "user", {"text": "keep 09-02"})
+    assert fold(conn, source) == 7  # version 2: version 1 is no longer the source's committed fold
+    kept = pgctx.committed_fold(conn, "order-b").summary
+    assert conn.execute("SELECT pgctx.prune_checkpoints(%s, 1)", (source,)).fetchone()[0] == 0
+    with pytest.raises(errors.CheckpointRetention, match="branch order-b continues from it"), errors.translated():
+        conn.execute("DELETE FROM pgctx.checkpoints WHERE conversation_id = %s AND version = 1", (source,))
+    # still after the branch folds: a fallback of the branch to its fork point continues from it again
+    pgctx.append(conn, "order-b", "user", {"text": "deliver on 09-05 instead"})
+    assert fold(conn, "order-b") == 7
+    assert conn.execute("SELECT pgctx.prune_checkpoints(%s, 1)", (source,)).fetchone()[0] == 0
+    assert conn.execute("SELECT version FROM pgctx.checkpoints WHERE conversation_id = %s ORDER BY 1",
+                        (source,)).fetchall() == [(1,), (2,)]
+    assert conn.execute("SELECT pgctx.base_summary('order-b', 0)").fetchone()[0] == kept
+
+
 def test_confirming_a_mainline_abandons_the_others_without_merging(conn, source):
     pgctx.fork_conversation(conn, source, 6, "order-b")
     pgctx.fork_conversation(conn, source, 6, "order-c")
@@ -119,6 +155,23 @@ def test_confirming_a_mainline_abandons_the_others_without_merging(conn, source)
             call()
     assert pgctx.confirm_mainline(conn, "order-b")["changed"] is False
     assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == len(after)
+
+
+def test_recover_records_the_calls_interrupted_on_an_abandoned_branch(conn, source):
+    # an abandoned branch refuses appends, but recover must still make its running calls unknown
+    # (it raised BranchAbandoned: found by the stateful fuzz)
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    pgctx.append(conn, "order-b", "tool_call", {"tool": "refund", "call_id": "call-9", "idempotency_key": "k9",
+                                                 "effect": "irreversible", "arguments": {"order_id": "10086"}})
+    pgctx.confirm_mainline(conn, source)
+    report = pgctx.recover(conn, "order-b", full_check=True)
+    assert report["recovery_event_seq"] == 8 and report["needs_human"] == []
+    assert [(u["call_id"], u["idempotency_key"]) for u in report["unknown_side_effects"]] == [("call-9", "k9")]
+    assert pgctx.verify(conn, "order-b").ok
+    again = pgctx.recover(conn, "order-b", full_check=True)
+    assert (again["changed"], again["recovery_event_seq"]) == (False, None)
+    with pytest.raises(errors.BranchAbandoned):
+        pgctx.append(conn, "order-b", "recovery", {"interrupted_calls": []})
 
 
 def test_branch_status_and_fork_point_cannot_be_rewritten_through_sql(conn, source):
@@ -153,6 +206,27 @@ def test_a_branch_bundle_verifies_offline_from_its_fork_point(conn, source):
     assert pgctx.export_bundle(conn, "order-b", out) == 3
     report = pgctx.verify_bundle(out.getvalue().encode().split(b"\n"))
     assert (report.ok, report.checked, report.head_seq) == (True, 3, 9)
+
+
+def test_a_digest_of_a_branch_taken_at_its_fork_point_anchors_it(conn, source):
+    # before its first event a branch's head is its fork point, a seq of its source's: verifying
+    # against that digest said "history rewritten" (found by the stateful fuzz)
+    pgctx.fork_conversation(conn, source, 6, "order-b")
+    at_fork = anchors(pgctx.take_digest(conn))["order-b"]
+    assert at_fork[0] == 6
+    pgctx.append_many(conn, "order-b", [{"kind": "user", "payload": {"n": i}} for i in range(2)])
+    report = pgctx.verify(conn, "order-b", anchor_seq=at_fork[0], anchor_hash=at_fork[1])
+    assert (report.ok, report.anchored) == (True, True), report.reason
+    out = io.StringIO()
+    pgctx.export_bundle(conn, "order-b", out)
+    offline = pgctx.verify_bundle(out.getvalue().encode().split(b"\n"), anchor_seq=at_fork[0], anchor_hash=at_fork[1])
+    assert (offline.ok, offline.anchored) == (True, True), offline.reason
+    forged = pgctx.verify(conn, "order-b", anchor_seq=6, anchor_hash="00" * 32)
+    assert (forged.ok, forged.first_bad_seq, forged.anchored) == (False, 6, False)
+    # an anchor before the fork point is the source's to verify
+    with pytest.raises(errors.InvalidVerifyRange) as refused:
+        pgctx.verify(conn, "order-b", anchor_seq=5, anchor_hash=at_fork[1])
+    assert "belong to the source order:" in refused.value.hint
 
 
 def test_recover_on_a_branch_is_quiet_and_falls_back_to_the_fork_point(conn, source):

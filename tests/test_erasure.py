@@ -17,7 +17,8 @@ import pytest
 import pgctx
 from pgctx import erasure
 from pgctx.canonical import canonical_json, event_hash, genesis_hash
-from pgctx.errors import CitesErasedEvent, InvalidErasure, InvalidRetentionPolicy, ReservedEventKind
+from pgctx.errors import CheckpointRetention, CitesErasedEvent, InvalidErasure, InvalidRetentionPolicy, \
+    ReservedEventKind, translated
 
 SECRET = "Zq7-4111111111111111"
 TODAY = datetime.now(timezone.utc).date().isoformat()
@@ -258,6 +259,27 @@ def test_erasing_before_a_fork_point_reaches_the_branch(conn, connect_as, roles)
     ctx = pgctx.build_context(conn, "br")
     assert "and on the branch?" in str(ctx.messages)
     assert pgctx.verify(conn, "br").ok and pgctx.verify(conn, "src").ok
+
+
+def test_erasing_before_a_fork_point_removes_what_branches_of_branches_continue_from(conn, connect_as, roles):
+    # retention keeps a checkpoint a branch continues from; erasure removes it all the same when
+    # what the branch inherited holds an erased event, however many forks up it is
+    story(conn, "src")
+    pgctx.fork_conversation(conn, "src", 4, "br")
+    pgctx.append(conn, "br", "user", {"text": "and on the branch?"})
+    assert pgctx.fold(conn, "br", force=True).committed
+    pgctx.fork_conversation(conn, "br", 5, "br2")  # continues from version 1 of br
+    pgctx.append(conn, "br", "user", {"text": "and later on the branch"})
+    assert pgctx.fold(conn, "br", force=True).version == 2
+    with pytest.raises(CheckpointRetention, match="branch br2 continues from it"), translated():
+        conn.execute("DELETE FROM pgctx.checkpoints WHERE conversation_id = 'br' AND version = 1")
+
+    report = pgctx.erase(connect_as(roles.eraser), "src", seqs=[1, 2, 3], reason="x")
+    assert report["checkpoints_removed"] == {"src": [1], "br": [1, 2]}
+    assert holders(conn, SECRET) == []
+    assert conn.execute("SELECT count(*) FROM pgctx.checkpoints").fetchone()[0] == 0
+    assert pgctx.committed_fold(conn, "br2").summary is None
+    assert pgctx.verify(conn, "br2").ok
 
 
 def test_concurrent_appends_during_erasures_keep_the_chain_gap_free(dsn, conn, connect_as, roles):

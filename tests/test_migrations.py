@@ -106,6 +106,8 @@ RELEASES = [
     pytest.param("0b24360", "0009", "SELECT atttypid = 'regrole'::regtype FROM pg_attribute WHERE attrelid ="
                  " 'pgctx.events'::regclass AND attname = 'tenant'", id="0009"),
     pytest.param("ee126cd", "0010", "SELECT to_regclass('pgctx.chain_breaks') IS NULL", id="0010"),
+    pytest.param("5292534", "0011", "SELECT to_regprocedure('pgctx.branch_continuing_from(text, integer)') IS NULL",
+                 id="0011"),
 ]
 
 # A fold every release could commit: a version 1 summary of the three events below, prepared and
