@@ -28,9 +28,9 @@ RUN = f"{os.getpid()}"
 _counter = itertools.count()
 
 # Hypothesis profiles. "ci" (loaded unless --hypothesis-profile names another) is hypothesis's
-# defaults with state machine programs of 35 steps: tests/fuzz_stateful.py runs 100 of them.
-# "nightly" (pytest --hypothesis-profile=nightly tests/fuzz_stateful.py) runs 1,000 of 100.
-settings.register_profile("ci", stateful_step_count=35)
+# defaults with state machine programs of up to 50 steps: tests/test_stateful_fuzz.py runs 100 of
+# them. "nightly" (pytest --hypothesis-profile=nightly tests/test_stateful_fuzz.py) runs 1,000 of 100.
+settings.register_profile("ci", stateful_step_count=50)
 settings.register_profile("nightly", max_examples=1000, stateful_step_count=100)
 settings.load_profile("ci")
 
