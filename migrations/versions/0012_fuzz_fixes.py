@@ -15,46 +15,17 @@ Create Date: 2026-12-01
 
 from alembic import op
 
-from pgctx.schema import apply_sql_files
+from pgctx.schema import apply_sql_files, sql_files
 
 revision = "0012"
 down_revision = "0011"
 branch_labels = None
 depends_on = None
 
-FILES = [
-    "000_schema.sql",
-    "001_errors.sql",
-    "010_canonical.sql",
-    "015_tenant_names.sql",
-    "020_conversations.sql",
-    "030_events.sql",
-    "040_append.sql",
-    "050_verify.sql",
-    "060_security.sql",
-    "070_summary_schema.sql",
-    "071_summary_v1.sql",
-    "072_summary_v2.sql",
-    "080_tool_state.sql",
-    "090_checkpoints.sql",
-    "100_fold.sql",
-    "110_recover.sql",
-    "120_branches.sql",
-    "130_retention.sql",
-    "140_views.sql",
-    "150_fold_security.sql",
-    "160_fold_triggers.sql",
-    "165_fold_evidence.sql",
-    "170_context.sql",
-    "180_context_security.sql",
-    "190_erasure.sql",
-    "200_session_view.sql",
-    "210_langgraph.sql",
-]
-
 
 def upgrade() -> None:
-    apply_sql_files(op.get_bind().connection.dbapi_connection, FILES)
+    # every file, as 0011 listed them: the schema files are written to be applied again whole
+    apply_sql_files(op.get_bind().connection.dbapi_connection, [f.name for f in sql_files()])
 
 
 def downgrade() -> None:
