@@ -46,7 +46,7 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC014', 'ConversationNotFound',
      'no conversation with this id is visible to the caller'),
     ('PC015', 'InvalidVerifyRange',
-     'verify_chain was asked to resume or anchor at a seq that is negative or has no event'),
+     'verify_chain was asked to resume or anchor at a seq that is negative, has no event or is before a branch''s fork point'),
     ('PC016', 'BranchAbandoned',
      'the conversation is an abandoned branch: appends, forks and confirmation as mainline are refused'),
     ('PC017', 'InvalidErasure',
