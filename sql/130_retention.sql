@@ -10,19 +10,27 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head    pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(conversation_id);
-    removed integer;
+    removed integer := 0;
+    v       integer;
 BEGIN
     IF keep IS NULL OR keep < 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'PC115', MESSAGE = format('keep must be at least 1, got %s', keep);
     END IF;
-    DELETE FROM pgctx.checkpoints c
-     WHERE c.conversation_id = prune_checkpoints.conversation_id
-       AND c.phase <> 'PREPARED' AND c.version <> head.version
-       AND pgctx.branch_continuing_from(c.conversation_id, c.version) IS NULL
-       AND c.version NOT IN (SELECT k.version FROM pgctx.checkpoints k
-                              WHERE k.conversation_id = prune_checkpoints.conversation_id AND k.phase <> 'PREPARED'
-                              ORDER BY k.version DESC LIMIT keep);
-    GET DIAGNOSTICS removed = ROW_COUNT;
+    -- read first, then one version at a time: asking which a branch continues from inside the
+    -- query of checkpoints would be a nested distributed read on Citus (docs/scaling.md)
+    FOREACH v IN ARRAY ARRAY(
+        SELECT c.version FROM pgctx.checkpoints c
+         WHERE c.conversation_id = prune_checkpoints.conversation_id
+           AND c.phase <> 'PREPARED' AND c.version <> head.version
+           AND c.version NOT IN (SELECT k.version FROM pgctx.checkpoints k
+                                  WHERE k.conversation_id = prune_checkpoints.conversation_id AND k.phase <> 'PREPARED'
+                                  ORDER BY k.version DESC LIMIT keep)
+         ORDER BY c.version) LOOP
+        CONTINUE WHEN pgctx.branch_continuing_from(conversation_id, v) IS NOT NULL;
+        DELETE FROM pgctx.checkpoints c
+         WHERE c.conversation_id = prune_checkpoints.conversation_id AND c.version = v;
+        removed := removed + 1;
+    END LOOP;
     RETURN removed;
 END
 $$;
