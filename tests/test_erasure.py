@@ -21,7 +21,6 @@ from pgctx.errors import CheckpointRetention, CitesErasedEvent, InvalidErasure, 
     ReservedEventKind, translated
 
 SECRET = "Zq7-4111111111111111"
-TODAY = datetime.now(timezone.utc).date().isoformat()
 
 
 def story(conn, cid: str = "gdpr") -> None:
@@ -47,6 +46,12 @@ def holders(conn, text: str) -> list[str]:
     assert "pgctx.events" in relations and "pgctx.side_effects" in relations
     return [r for r in relations
             if conn.execute(f"SELECT count(*) FROM {r} t WHERE t::text LIKE %s", (f"%{text}%",)).fetchone()[0]]
+
+
+def erasure_day(conn, cid: str, seq: int) -> str:
+    """The UTC day an erasure event records (verification reports that day, not today's)."""
+    return conn.execute("SELECT left(payload->>'erased_at', 10) FROM pgctx.events WHERE conversation_id = %s"
+                        " AND seq = %s AND kind = 'erasure'", (cid, seq)).fetchone()[0]
 
 
 def snapshot(conn) -> list[tuple]:
@@ -77,7 +82,9 @@ def test_erased_content_is_gone_from_every_table_and_view(conn, connect_as, role
     assert kind == "erasure"
     assert {k: payload[k] for k in ("seqs", "count", "reason", "erased_by")} == {
         "seqs": [[1, 4]], "count": 4, "reason": "right to erasure, ticket 77", "erased_by": roles.eraser}
-    assert payload["erased_at"].startswith(TODAY)
+    # when the erasure ran (a date compared with today's failed a run that crossed midnight UTC)
+    assert abs(datetime.fromisoformat(payload["erased_at"]) - datetime.now(timezone.utc)) < timedelta(minutes=5)
+    day = erasure_day(conn, "gdpr", 5)
     # what is left of each event: its kind and place, a marker, no salt, no token count
     assert conn.execute("SELECT array_agg(jsonb_build_array(seq, kind, payload, salt IS NULL, tokens) ORDER BY seq)"
                         " FROM pgctx.events WHERE conversation_id = 'gdpr' AND seq < 5").fetchone()[0] == [
@@ -85,7 +92,7 @@ def test_erased_content_is_gone_from_every_table_and_view(conn, connect_as, role
         [3, "tool_result", {"pgctx_erased": 5}, True, None], [4, "assistant", {"pgctx_erased": 5}, True, None]]
 
     # the chain verifies, in the database and offline, and says what was erased
-    said = f"consistent, unanchored; 4 events erased on {TODAY} by {roles.eraser} (erasure at seq 5)"
+    said = f"consistent, unanchored; 4 events erased on {day} by {roles.eraser} (erasure at seq 5)"
     db_report = pgctx.verify(conn, "gdpr")
     assert (db_report.ok, db_report.reason, db_report.erased) == (True, said, 4)
     offline = pgctx.verify_bundle(bundle(conn, "gdpr"))
@@ -220,10 +227,11 @@ def test_a_digest_taken_before_the_erasure_still_verifies_the_chain(conn, connec
     story(conn)
     digest = pgctx.take_digest(conn)
     pgctx.erase(connect_as(roles.eraser), "gdpr", seqs=[1, 3], reason="x")
+    day = erasure_day(conn, "gdpr", 5)
     pgctx.append(conn, "gdpr", "user", {"text": "later"})
     [report] = pgctx.verify_against_digest(conn, digest)
     assert report.ok and report.anchored and report.erased == 2, report
-    assert report.reason == (f"consistent, anchored at seq 4; 2 events erased on {TODAY} by {roles.eraser}"
+    assert report.reason == (f"consistent, anchored at seq 4; 2 events erased on {day} by {roles.eraser}"
                              " (erasure at seq 5)")
 
 
