@@ -511,10 +511,10 @@ def test_two_threads_racing_one_wins_the_other_is_covered(conn, dsn):
 
     class Racer(Recording):
         def summarize(self, request):
-            if not self.requests:  # first attempt: both have read base version 0
+            if not self.requests:  # first attempt: wait until both have read base version 0 and 1..4
+                barrier.wait()  # (appending first let the slower thread read the other's event: flaky)
                 with psycopg.connect(dsn, autocommit=True) as own:
                     pgctx.append(own, CID, "user", {"text": f"from {threading.current_thread().name}"})
-                barrier.wait()
             return super().summarize(request)
 
     def run(name):
