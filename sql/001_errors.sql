@@ -94,7 +94,11 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC118', 'NotABranch',
      'the conversation has no branches to choose a mainline from'),
     ('PC119', 'CitesErasedEvent',
-     'a fold candidate cites an erased event as a source')
+     'a fold candidate cites an erased event as a source'),
+    ('PC120', 'FoldHidesContent',
+     'the summary would hide what it folds: one of the newest user messages of the range, a fact declared in it, or everything (a hollow summary)'),
+    ('PC121', 'FoldGrowsContext',
+     'the fold would not make the working context (summary, evidence kept raw, unfolded events) smaller')
 ON CONFLICT (sqlstate) DO UPDATE SET name = excluded.name, meaning = excluded.meaning;
 
 COMMENT ON TABLE pgctx.error_codes IS

@@ -303,6 +303,47 @@ $$;
 COMMENT ON FUNCTION pgctx.last_clear(text, bigint) IS
     'The seq of the conversation''s last clear event at or before upto (0 if none): where the working view and a fold start over (200).';
 
+-- A fact event's subject as pgctx writes subjects ('name=value, ...', names in byte order, as
+-- tool_calls writes a call's): a string as it is, an object {"name": value, ...} in that form
+-- (pgctx.facts.subject_text is the same rule in Python), anything else none.
+CREATE OR REPLACE FUNCTION pgctx.subject_text(subject jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE jsonb_typeof(subject)
+               WHEN 'string' THEN subject #>> '{}'
+               WHEN 'object' THEN (SELECT string_agg(p.k || '=' || CASE jsonb_typeof(p.v) WHEN 'string' THEN p.v #>> '{}'
+                                                                    ELSE pgctx.canonical_text(p.v) END,
+                                                     ', ' ORDER BY p.k COLLATE "C")
+                                     FROM jsonb_each(subject) AS p(k, v))
+           END
+$$;
+
+COMMENT ON FUNCTION pgctx.subject_text(jsonb) IS
+    'A fact event''s subject as pgctx writes subjects (''name=value, ...''): a string as it is, an object in that form, names in byte order.';
+
+-- The text of a user, assistant or system event: its text, or, as chat APIs call it, a string
+-- content (pgctx.messages.message_text is the same rule in Python); NULL for anything else.
+CREATE OR REPLACE FUNCTION pgctx.message_text(kind text, payload jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN kind NOT IN ('user', 'assistant', 'system') THEN NULL
+                WHEN jsonb_typeof(payload->'text') = 'string' THEN payload->>'text'
+                WHEN jsonb_typeof(payload->'content') = 'string' THEN payload->>'content'
+           END
+$$;
+
+COMMENT ON FUNCTION pgctx.message_text(text, jsonb) IS
+    'The text of a user, assistant or system event: payload.text, else a string payload.content; NULL otherwise.';
+
+-- A user message that is a bare acknowledgement ("ok", "thanks", "got it"): no request of its own, so
+-- a summary need not keep it (must_keep below; the built-in summarizer skips what it lists).
+CREATE OR REPLACE FUNCTION pgctx.acknowledgement(text text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT text ~* '^\W*(ok(ay)?|thanks?( you)?|thx|great|cool|nice|yes|no|sure|got it|perfect|fine|good)\W*$'
+           OR btrim(text) = ''
+$$;
+
+COMMENT ON FUNCTION pgctx.acknowledgement(text) IS
+    'Whether a user message is a bare acknowledgement (ok, thanks, yes, got it, ...) or empty: not a request a summary must keep.';
+
 -- Before 0006 must_keep took no schema_version (it derived version 1's items).
 DROP FUNCTION IF EXISTS pgctx.must_keep(text, bigint, bigint, jsonb);
 
@@ -320,12 +361,48 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
 #variable_conflict use_column
+DECLARE
+    cleared bigint := pgctx.last_clear(must_keep.conversation_id, to_seq);
+    said    jsonb;
 BEGIN
+    -- the range's events a summary takes content from: after the last clear, neither retracted
+    -- (a retraction is folded with its event: 200) nor erased. Of them: the user's messages, of
+    -- which the newest three that are not bare acknowledgements must be cited (PC120) and the
+    -- acknowledgements need not be; and the newest fact or correction declared per key and subject
+    -- (not the model's), which an active fact of the key must cite, or a later event (PC120).
+    -- (A statement of its own: read with the calls below, it would be nested reads on Citus.)
+    WITH viewed AS MATERIALIZED (
+        SELECT e.seq, e.kind, e.payload,
+               e.kind = 'user' AND pgctx.acknowledgement(coalesce(pgctx.message_text(e.kind, e.payload), '')) AS ack
+          FROM pgctx.events e
+         WHERE e.conversation_id = must_keep.conversation_id AND e.seq > greatest(from_seq, cleared)
+           AND e.seq <= to_seq AND e.kind IN ('user', 'fact', 'correction') AND e.erased_in IS NULL
+           AND NOT EXISTS (SELECT 1 FROM pgctx.events r
+                            WHERE r.conversation_id = must_keep.conversation_id AND r.kind = 'retraction'
+                              AND r.seq > e.seq AND r.seq <= to_seq AND (r.payload->>'seq')::bigint = e.seq)
+    )
+    SELECT jsonb_build_object(
+        'requests', coalesce((SELECT jsonb_agg(u.seq ORDER BY u.seq)
+                                FROM (SELECT v.seq FROM viewed v WHERE v.kind = 'user' AND NOT v.ack
+                                       ORDER BY v.seq DESC LIMIT 3) u), '[]'),
+        'acknowledgements', coalesce((SELECT jsonb_agg(v.seq ORDER BY v.seq) FROM viewed v
+                                       WHERE v.kind = 'user' AND v.ack), '[]'),
+        'facts', coalesce((
+            SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object('key', d.k, 'subject', d.subj, 'seq', d.seq))
+                             ORDER BY d.seq)
+              FROM (SELECT DISTINCT ON (v.payload->>'key', pgctx.subject_text(v.payload->'subject'))
+                           v.seq, v.payload->>'key' AS k, pgctx.subject_text(v.payload->'subject') AS subj
+                      FROM viewed v
+                     WHERE v.kind IN ('fact', 'correction') AND v.payload ? 'key' AND v.payload ? 'value'
+                       AND coalesce(v.payload->>'authority', 'user') <> 'model'
+                       AND coalesce(v.payload->>'confidence', 'confirmed') NOT IN ('inferred', 'unknown')
+                     ORDER BY v.payload->>'key', pgctx.subject_text(v.payload->'subject'), v.seq DESC) d), '[]'))
+      INTO said;
     RETURN (
         WITH reset AS (
             -- a clear in the range: the summary starts over after it (200), and approvals asked
             -- before the last clear are not the view's any more
-            SELECT pgctx.last_clear(must_keep.conversation_id, to_seq) AS at
+            SELECT cleared AS at
         ), carried AS (
             SELECT coalesce(array_agg(t.k), '{}') AS ids
               FROM reset, jsonb_each(coalesce((CASE WHEN reset.at <= from_seq THEN previous END)->'tool_state', '{}')) AS t(k, v)
@@ -358,7 +435,7 @@ BEGIN
             'open_approvals', coalesce((
                 SELECT jsonb_agg(jsonb_build_object('approval_id', a.approval_id, 'seq', a.seq) ORDER BY a.seq)
                   FROM reset, pgctx.open_approvals(must_keep.conversation_id, to_seq) a WHERE a.seq > reset.at), '[]')
-        ) || CASE WHEN schema_version >= 2 THEN jsonb_build_object('collapsed', coalesce((
+        ) || said || CASE WHEN schema_version >= 2 THEN jsonb_build_object('collapsed', coalesce((
                 SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
                            'tool', t.tool, 'status', t.status, 'effect', t.effect, 'request_id', t.request_id,
                            'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'subject', t.subject)))

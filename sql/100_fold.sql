@@ -26,7 +26,20 @@
 --       PC119 nothing in the summary cites an erased event (190) as a source;
 --       PC109 a fact confirmed by a user or a tool is not overridden by a new value unless the
 --             new value cites a user or tool event of this range (article 七.4); a fact whose
---             value another active fact of its key and subject keeps is not overridden.
+--             value another active fact of its key and subject keeps is not overridden;
+--       PC120 nothing of the range is hidden from the context: the summary cites each of the
+--             newest 3 user messages of the range that are not bare acknowledgements
+--             (pgctx.acknowledgement), an active fact of each key declared in the range (the
+--             newest fact or correction per key and subject, not the model's) cites it or a later
+--             event, and a range that had content (messages, tool results, facts, approvals) is
+--             not folded into a summary that cites none of it;
+--       PC121 the fold makes the working context smaller: the summary's tokens (the client's
+--             count, or pgctx.estimated_tokens), the evidence the context would keep raw beside
+--             it (pinned_evidence, 170, with the evidence the checkpoint would record, 165) and
+--             the events left unfolded sum to less than the committed fold's do now; capacity,
+--             risk and forced folds alike (a fold that cannot shrink the context is not made;
+--             the events stay raw). The one exception: an event from before the range that a
+--             risk found in it brings back raw (a folded reading it contradicts) is not counted.
 --     Every rule applies to every registered schema_version; where version 2 differs it is said
 --     (080: bounded tool state). For version 2 also: user_requests cite user events (PC106), a
 --     tool_state entry's subject is the call's (PC107), the writes collapsed beyond the horizon are
@@ -41,32 +54,71 @@
 --   * commit_fold is the compare-and-swap of 090; losing a race is PC100, never an overwrite,
 --     and the loser's candidate is DISCARDED with the reason.
 
--- The summary a fold on base_version continues from: that checkpoint's, or for a branch's first
--- fold (version 0) its source's fold at the fork point.
+-- The summary a fold on base_version continues from, and its token count: that checkpoint's, or
+-- for a branch's first fold (version 0) its source's fold at the fork point. The count is the one
+-- stored with it, estimated where it was stored without one (pgctx.estimated_tokens: before 0013,
+-- from psql).
 -- plpgsql so its plans are kept for the session (every fold and working context reads it).
-CREATE OR REPLACE FUNCTION pgctx.base_summary(conversation_id text, base_version integer) RETURNS jsonb
+CREATE OR REPLACE FUNCTION pgctx.base_fold(conversation_id text, base_version integer,
+                                           OUT summary jsonb, OUT tokens bigint)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
 DECLARE
-    source         text;
-    source_version integer;
+    source         text := base_fold.conversation_id;
+    source_version integer := base_version;
 BEGIN
-    IF base_version > 0 THEN
-        RETURN (SELECT k.summary FROM pgctx.checkpoints k
-                 WHERE k.conversation_id = base_summary.conversation_id AND k.version = base_summary.base_version);
+    IF base_version <= 0 THEN
+        -- two lookups, each of one conversation: a join of a branch to its source's checkpoint
+        -- crosses shards on Citus (scaling.md)
+        SELECT b.forked_from, b.fork_version INTO source, source_version
+          FROM pgctx.conversations b WHERE b.conversation_id = base_fold.conversation_id;
     END IF;
-    -- two lookups, each of one conversation: a join of a branch to its source's checkpoint crosses
-    -- shards on Citus (scaling.md)
-    SELECT b.forked_from, b.fork_version INTO source, source_version
-      FROM pgctx.conversations b WHERE b.conversation_id = base_summary.conversation_id;
-    RETURN (SELECT k.summary FROM pgctx.checkpoints k
-             WHERE k.conversation_id = source AND k.version = source_version);
+    SELECT k.summary, coalesce(k.tokens, pgctx.estimated_tokens(k.summary))::bigint INTO summary, tokens
+      FROM pgctx.checkpoints k WHERE k.conversation_id = source AND k.version = source_version;
+    tokens := coalesce(tokens, 0);
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.base_fold(text, integer) IS
+    'The summary a fold on base_version continues from (that checkpoint''s, or for a branch''s first fold its source''s at the fork point; NULL when there is none) and its token count (stored, else estimated; 0 for none).';
+
+CREATE OR REPLACE FUNCTION pgctx.base_summary(conversation_id text, base_version integer) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
+BEGIN
+    RETURN (SELECT f.summary FROM pgctx.base_fold(base_summary.conversation_id, base_summary.base_version) f);
 END
 $$;
 
 COMMENT ON FUNCTION pgctx.base_summary(text, integer) IS
-    'The summary a fold on base_version continues from: that checkpoint''s, or for a branch''s first fold (version 0) its source''s fold at the fork point; NULL when there is none.';
+    'The summary a fold on base_version continues from (pgctx.base_fold); NULL when there is none.';
+
+CREATE OR REPLACE FUNCTION pgctx.base_summary_tokens(conversation_id text, base_version integer) RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
+BEGIN
+    RETURN (SELECT f.tokens FROM pgctx.base_fold(base_summary_tokens.conversation_id,
+                                                 base_summary_tokens.base_version) f);
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.base_summary_tokens(text, integer) IS
+    'The token count of the summary a fold on base_version continues from (pgctx.base_fold): stored, else estimated; 0 when there is none.';
+
+-- A client that gives no count of a summary or an event (psql): its canonical JSON's bytes over 4,
+-- which is more than the compact lines the working context shows for the same summary
+-- (pgctx.messages) for text in Latin scripts. prepare_fold stores it as the checkpoint's count, and
+-- weighs events appended without a count by it (PC121).
+CREATE OR REPLACE FUNCTION pgctx.estimated_tokens(summary jsonb) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT ceil(octet_length(summary::text) / 4.0)::integer
+$$;
+
+COMMENT ON FUNCTION pgctx.estimated_tokens(jsonb) IS
+    'The token count prepare_fold stores for a summary whose client gave none, and weighs an event appended without one by: its JSON bytes / 4.';
 
 -- The committed fold a new fold builds on (version 0 and the start cursor before the first).
 -- plpgsql keeps its plan for the session: every fold and working context reads this.
@@ -105,19 +157,31 @@ $$;
 COMMENT ON FUNCTION pgctx.fold_lock_key(text) IS
     'The advisory lock key of a conversation''s folds: prepare_fold, commit_fold and recover take it shared, serialize_folds and erasure exclusive.';
 
+-- Before 0013 fold_violations took no token count (and did not weigh the context).
+DROP FUNCTION IF EXISTS pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer);
+
 CREATE OR REPLACE FUNCTION pgctx.fold_violations(
     conversation_id text,
     base_version integer,
     base_cursor bigint,
     new_cursor bigint,
     summary jsonb,
-    schema_version integer
+    schema_version integer,
+    tokens integer DEFAULT NULL
 ) RETURNS TABLE (sqlstate text, message text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
 DECLARE
     head_seq   bigint;
     previous   jsonb;
+    base       jsonb;
+    cited      jsonb;
+    viewed_from bigint;
+    size_before bigint;
+    size_after  bigint;
+    detail      text;
+    recorded    jsonb;
+    shown       bigint[];
     schema_err text;
     part_ids   text[];
     part_after bigint[];
@@ -139,8 +203,10 @@ BEGIN
     END IF;
 
     previous := pgctx.base_summary(conversation_id, base_version);
+    base := previous;
     keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor, previous, schema_version);
-    IF pgctx.last_clear(conversation_id, new_cursor) > base_cursor THEN
+    viewed_from := greatest(base_cursor, pgctx.last_clear(conversation_id, new_cursor));
+    IF viewed_from > base_cursor THEN
         previous := NULL;  -- the range holds a clear: the summary starts over after it (200)
     END IF;
 
@@ -364,6 +430,77 @@ BEGIN
         RETURN QUERY SELECT 'PC108', format('last_event_id must be %s, got %s', new_cursor, summary->'last_event_id');
     END IF;
 
+    -- nothing the range held is hidden (article 十七: a summary is not the only record, but the
+    -- context shows nothing else of a folded event): the newest user requests of the range are
+    -- cited, the newest declared fact per key and subject is kept, and a range that had content is
+    -- not folded into a summary that cites none of it
+    SELECT coalesce(jsonb_agg(DISTINCT c.id), '[]') INTO cited
+      FROM jsonb_path_query(summary, 'lax $.**.source_event_ids[*]') AS c(id) WHERE jsonb_typeof(c.id) = 'number';
+    RETURN QUERY
+        SELECT 'PC120', format('the summary hides user message %s of the folded range: nothing in it cites that event '
+                               '(a fold keeps the newest %s user messages of its range that are not bare '
+                               'acknowledgements)', r.seq, 3)
+          FROM jsonb_array_elements(coalesce(keep->'requests', '[]')) AS r(seq)
+         WHERE NOT cited @> jsonb_build_array(r.seq);
+    RETURN QUERY
+        SELECT 'PC120', format('the summary hides the fact %s%s stated at seq %s: no active fact of that key cites it or a later event',
+                               d->>'key', coalesce(' [' || (d->>'subject') || ']', ''), d->>'seq')
+          FROM jsonb_array_elements(coalesce(keep->'facts', '[]')) AS d
+         WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(summary->'facts') AS f
+                            WHERE f->>'key' = d->>'key' AND f->>'status' = 'active'
+                              AND (d->>'subject' IS NULL OR f->>'subject' IS NULL OR f->>'subject' = d->>'subject')
+                              AND EXISTS (SELECT 1 FROM jsonb_array_elements(f->'source_event_ids') AS s(id)
+                                           WHERE jsonb_typeof(s.id) = 'number' AND s.id::numeric >= (d->>'seq')::numeric));
+    RETURN QUERY
+        SELECT 'PC120', format('hollow summary: it cites none of the %s events of the folded range %s..%s that had '
+                               'content (messages, tool results, facts, approvals)', count(*), viewed_from + 1, new_cursor)
+          FROM pgctx.events e
+         WHERE e.conversation_id = fold_violations.conversation_id AND e.seq > viewed_from AND e.seq <= new_cursor
+           AND e.erased_in IS NULL
+           AND NOT EXISTS (SELECT 1 FROM pgctx.events r
+                            WHERE r.conversation_id = fold_violations.conversation_id AND r.kind = 'retraction'
+                              AND r.seq > e.seq AND r.seq <= new_cursor AND (r.payload->>'seq')::bigint = e.seq)
+           AND (e.kind IN ('tool_result', 'status_query', 'fact', 'correction', 'approval', 'permission')
+                OR btrim(coalesce(pgctx.message_text(e.kind, e.payload), '')) <> '')
+        HAVING count(*) > 0
+           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(cited) AS c(id)
+                            WHERE c.id::numeric > viewed_from AND c.id::numeric <= new_cursor);
+
+    -- the fold makes the working context smaller: summary + evidence kept raw + unfolded events,
+    -- after against before (each as the working context counts it: 170); a candidate or an event
+    -- with no count (written from psql) is weighed by pgctx.estimated_tokens. The one exception:
+    -- an event from before the range that a risk the fold found brings back raw (a reading the
+    -- range contradicts) is not held against it: the risk needs it, the fold did not add it.
+    -- (each read in a statement of its own: nested distributed execution on Citus otherwise)
+    SELECT k.evidence INTO recorded FROM pgctx.checkpoints k
+     WHERE k.conversation_id = fold_violations.conversation_id AND k.version = fold_violations.base_version
+       AND k.phase = 'COMMITTED';
+    SELECT coalesce(array_agg(p.seq), '{}'), coalesce(sum(coalesce(p.tokens, pgctx.estimated_tokens(p.payload))), 0)
+      INTO shown, size_before
+      FROM pgctx.pinned_evidence(fold_violations.conversation_id, fold_violations.base_cursor, base, recorded) p;
+    size_before := size_before + pgctx.base_summary_tokens(fold_violations.conversation_id, fold_violations.base_version);
+    SELECT size_before + coalesce(sum(coalesce(e.tokens, pgctx.estimated_tokens(e.payload))), 0) INTO size_before
+      FROM pgctx.events e
+     WHERE e.conversation_id = fold_violations.conversation_id AND e.seq > fold_violations.base_cursor;
+    recorded := pgctx.fold_evidence(fold_violations.conversation_id, fold_violations.base_version,
+                                    fold_violations.base_cursor, new_cursor);
+    SELECT coalesce(sum(coalesce(p.tokens, pgctx.estimated_tokens(p.payload))), 0) INTO size_after
+      FROM pgctx.pinned_evidence(fold_violations.conversation_id, new_cursor, summary, recorded) p
+     WHERE p.seq > fold_violations.base_cursor OR p.seq = ANY (shown);
+    detail := format('summary %s, evidence %s', coalesce(fold_violations.tokens, pgctx.estimated_tokens(summary)),
+                     size_after);
+    size_after := size_after + coalesce(fold_violations.tokens, pgctx.estimated_tokens(summary));
+    SELECT size_after + coalesce(sum(coalesce(e.tokens, pgctx.estimated_tokens(e.payload))), 0) INTO size_after
+      FROM pgctx.events e
+     WHERE e.conversation_id = fold_violations.conversation_id AND e.seq > new_cursor;
+    IF size_after >= size_before THEN
+        RETURN QUERY SELECT 'PC121', format('folding %s..%s would not make the context smaller: summary, evidence and '
+                                            'unfolded events are %s tokens now and would be %s after (%s%s)',
+                                            base_cursor + 1, new_cursor, size_before, size_after, detail,
+                                            CASE WHEN fold_violations.tokens IS NULL
+                                                 THEN '; the summary''s count estimated from its JSON' ELSE '' END);
+    END IF;
+
     -- a confirmed fact keeps its value unless a user or tool event of this range says otherwise:
     -- when no active fact of the same key and subject keeps the old value, each that holds another
     -- value must cite one, unless the previous summary already held that value for that key and
@@ -403,8 +540,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer) IS
-    'Every reason prepare_fold would refuse this candidate (empty = acceptable), each with its SQLSTATE.';
+COMMENT ON FUNCTION pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer, integer) IS
+    'Every reason prepare_fold would refuse this candidate (empty = acceptable), each with its SQLSTATE; tokens: the client''s count of the summary (NULL: estimated from its JSON).';
 
 -- Lock (creating if needed) the conversation's CAS row; checks the caller may fold it.
 CREATE OR REPLACE FUNCTION pgctx.lock_fold_head(conversation_id text) RETURNS pgctx.fold_heads
@@ -488,7 +625,8 @@ BEGIN
 
     SELECT array_agg(v.sqlstate || ': ' || v.message), (array_agg(v.sqlstate))[1], (array_agg(v.message))[1]
       INTO problems, first_state, first_message
-      FROM pgctx.fold_violations(conversation_id, head.version, head.cursor, new_cursor, canonical, schema_version) v;
+      FROM pgctx.fold_violations(conversation_id, head.version, head.cursor, new_cursor, canonical, schema_version,
+                                 tokens) v;
     IF problems IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = first_state, MESSAGE = first_message,
             DETAIL = array_to_string(problems, E'\n');
@@ -503,13 +641,13 @@ BEGIN
     INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,
                                    schema_version, summary, summarizer, tenant, tokens)
     VALUES (conversation_id, new_version, 'PREPARED', head.version, head.cursor, new_cursor, at_cursor,
-            schema_version, canonical, summarizer, head.tenant, tokens);
+            schema_version, canonical, summarizer, head.tenant, coalesce(tokens, pgctx.estimated_tokens(canonical)));
     RETURN new_version;
 END
 $$;
 
 COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer) IS
-    'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED (tokens: the client''s count of it); returns its version.';
+    'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED (tokens: the client''s count of it as the working context shows it; NULL: estimated from its JSON, pgctx.estimated_tokens); returns its version.';
 
 -- Under the conversation's fold-head lock (and its tenancy checks), the checkpoint or PC111.
 CREATE OR REPLACE FUNCTION pgctx.locked_checkpoint(conversation_id text, version integer) RETURNS pgctx.checkpoints

@@ -28,10 +28,16 @@ GRANT EXECUTE ON FUNCTION
     pgctx.confirm_mainline(text)
     TO pgctx_app;
 GRANT EXECUTE ON FUNCTION
-    pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer),
+    pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer, integer),
     pgctx.must_keep(text, bigint, bigint, jsonb, integer),
+    pgctx.acknowledgement(text),
+    pgctx.message_text(text, jsonb),
+    pgctx.subject_text(jsonb),
+    pgctx.base_summary_tokens(text, integer),
+    pgctx.estimated_tokens(jsonb),
     pgctx.fold_lock_key(text),
     pgctx.base_summary(text, integer),
+    pgctx.base_fold(text, integer),
     pgctx.committed_fold(text),
     pgctx.tool_calls(text, bigint, bigint, text[]),
     pgctx.open_approvals(text, bigint),

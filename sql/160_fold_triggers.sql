@@ -12,12 +12,15 @@
 --   * Contradictions are found within one call (its answers disagree) and across calls: the
 --     newest reading of a result field about some identifiers (the call's identifier arguments),
 --     by a read, and the newest earlier reading of that field by another tool disagree (a write's
---     result that differs from an earlier read is this agent's own change). Stated limit: both
---     readings must lie in the range examined (the unfolded events, or the range a fold covers);
---     once found, the contradiction's evidence stays pinned until a later reading settles it (165).
+--     result that differs from an earlier read is this agent's own change). The earlier reading
+--     may lie in the range examined or be folded: the summary the range continues carries the
+--     last reading per tool, field and subject (its active facts by a tool), so a reading after a
+--     fold contradicts one before it. Stated limit: a reading the summary dropped (its size cap)
+--     is not compared. Once found, the contradiction's evidence (both events, the folded one
+--     included) stays pinned until a later reading settles it (165).
 --   * Whether a fold is due, and where it ends, is the policy of fold_status (below): a raw tail
 --     stays unfolded, structural and risk triggers wait for a floor, and a fold must make the
---     context smaller unless a risk triggered it.
+--     context smaller.
 --   * A fold boundary keeps atomic units whole: fold_boundary never ends a fold between a tool
 --     call and its result, never folds a call still waiting for its result (it stays raw until
 --     answered), and never separates an approval from the goal it scopes. It returns the
@@ -32,10 +35,12 @@ ON CONFLICT (kind) DO UPDATE SET description = excluded.description;
 
 -- Before 0006 fold_triggers took no summary token count and named no risk identity.
 DROP FUNCTION IF EXISTS pgctx.fold_triggers(text, bigint, bigint, bigint);
+-- Before 0013 it took no previous summary (contradictions were found within the range only).
+DROP FUNCTION IF EXISTS pgctx.fold_triggers(text, bigint, bigint, bigint, bigint);
 
 CREATE OR REPLACE FUNCTION pgctx.fold_triggers(conversation_id text, capacity bigint DEFAULT NULL,
                                                from_seq bigint DEFAULT NULL, to_seq bigint DEFAULT NULL,
-                                               summary_tokens bigint DEFAULT NULL)
+                                               summary_tokens bigint DEFAULT NULL, previous jsonb DEFAULT NULL)
 RETURNS TABLE (trigger_class text, reason text, evidence bigint[], risk jsonb)
 -- plpgsql with a generic plan kept for the session (see tool_calls): every fold reads it twice
 LANGUAGE plpgsql STABLE
@@ -43,7 +48,12 @@ SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET jit = off AS $$
 #variable_conflict use_column
+DECLARE
+    carried jsonb := previous;
 BEGIN
+    IF from_seq IS NULL AND carried IS NULL THEN  -- the committed fold's range: its summary's readings
+        SELECT f.summary INTO carried FROM pgctx.committed_fold(fold_triggers.conversation_id) f;
+    END IF;
     RETURN QUERY
     WITH bounds AS MATERIALIZED (
         -- the committed fold (its summary and token count read too) only when no from_seq is given
@@ -78,6 +88,19 @@ BEGIN
          WHERE r.kind = 'tool_result' AND r.payload->>'outcome' = 'succeeded'
            AND cardinality(c.identifiers) > 0 AND jsonb_typeof(f.value) IN ('string', 'number', 'boolean')
            AND (c.effect <> 'read' OR c.arguments->f.key IS DISTINCT FROM f.value)
+        UNION ALL
+        -- and the readings the summary the range continues carries (its facts by a tool about a
+        -- subject, at their newest source): a reading in the range can contradict one folded before
+        SELECT (SELECT max(x.id::bigint) FROM jsonb_array_elements_text(k.f->'source_event_ids') AS x(id)),
+               k.f->>'authority', 'read',
+               ARRAY(SELECT btrim(split_part(p, '=', 2)) FROM unnest(string_to_array(k.f->>'subject', ',')) AS p),
+               k.f->>'key', k.f->'value'
+          FROM jsonb_array_elements(CASE jsonb_typeof(carried->'facts') WHEN 'array' THEN carried->'facts'
+                                         ELSE '[]' END) AS k(f)
+         WHERE k.f->>'status' = 'active' AND k.f->>'authority' NOT IN ('user', 'model')
+           AND k.f->>'confidence' = 'confirmed' AND jsonb_typeof(k.f->'subject') = 'string'
+           AND jsonb_typeof(k.f->'value') IN ('string', 'number', 'boolean')
+           AND position('.' IN k.f->>'key') = 0
     )
     SELECT 'capacity',
            CASE WHEN s.s > 0 THEN format('summary and evidence plus unfolded history are %s + %s = %s tokens, over the threshold %s',
@@ -168,8 +191,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint, bigint) IS
-    'Why a fold of from_seq+1..to_seq (default: committed cursor+1..head) is due: capacity (summary_tokens -- default the committed summary''s; fold_status passes it with the evidence kept raw -- plus the stored tokens of the range over capacity), structural and risk triggers, each with its reason and evidence seqs; risk: what a risk trigger is about (for pgctx.risk_live).';
+COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint, bigint, jsonb) IS
+    'Why a fold of from_seq+1..to_seq (default: committed cursor+1..head) is due: capacity (summary_tokens -- default the committed summary''s; fold_status passes it with the evidence kept raw -- plus the stored tokens of the range over capacity), structural and risk triggers, each with its reason and evidence seqs; risk: what a risk trigger is about (for pgctx.risk_live). previous: the summary the range continues (default, without from_seq: the committed one), whose tool readings a reading of the range may contradict.';
 
 -- The largest cursor in (committed cursor, upto] at which a fold keeps every atomic unit whole.
 CREATE OR REPLACE FUNCTION pgctx.fold_boundary(conversation_id text, upto bigint DEFAULT NULL) RETURNS bigint
@@ -236,14 +259,18 @@ DROP FUNCTION IF EXISTS pgctx.fold_status(text, bigint);
 --     at least the newest event; boundary is the largest unit-safe cursor before them (NULL T:
 --     no tail). full_boundary is the largest unit-safe cursor overall (what a forced fold uses).
 --   * Due when something lies before the tail to fold, and
---       capacity: S + E + H > C, and the fold would make the context smaller (below); or
---       risk: a risk trigger fired and S + E + H > F (a risk fold need not make it smaller); or
---       structural: a structural trigger fired, S + E + H > F, and the fold would make it smaller.
+--       capacity: S + E + H > C (the context must shrink: the fold is tried, and the exact rule
+--         below says whether it may commit); or
+--       risk or structural: a risk or structural trigger fired, S + E + H > F, and the fold would
+--         make the context smaller (below).
 --     A fold cannot shrink E (it shrinks when risks settle), but it can fold H down to the tail.
 --     A history under the floor is never folded unless forced (NULL F: no floor). Structural
 --     triggers mark good places to fold; they do not make every turn fold.
 --   * "Would make the context smaller": the events the fold covers hold more tokens than the
---     committed summary (S), an estimate that holds unless the new summary more than doubles.
+--     committed summary (S), an estimate (a new summary may grow, folded risks stay pinned as
+--     evidence) that spares a summarizer call where a fold is only worthwhile. prepare_fold holds
+--     every candidate to the exact rule (PC121, 100), capacity and forced folds too: one that would
+--     not shrink the context is refused, and the events stay raw.
 --   * reason says why it is due or not ('not due: ...'); triggers are every trigger that fired.
 CREATE OR REPLACE FUNCTION pgctx.fold_status(conversation_id text, capacity bigint DEFAULT NULL,
     floor bigint DEFAULT NULL, tail bigint DEFAULT NULL,
@@ -257,14 +284,13 @@ DECLARE
     raw_from       bigint;
     size           bigint;
     classes        text[];
-    source         text;
-    source_version integer;
-    smaller  boolean;
+    recorded       jsonb;
+    smaller        boolean;
 BEGIN
     -- the committed fold, the head and the summary's tokens in statements of their own, each of
     -- one conversation (nested or cross-shard reads on Citus otherwise: scaling.md)
     SELECT f.version, f.cursor INTO version, cursor FROM pgctx.committed_fold(fold_status.conversation_id) f;
-    SELECT c.head_seq, c.forked_from, c.fork_version INTO head_seq, source, source_version
+    SELECT c.head_seq INTO head_seq
       FROM pgctx.conversations c
      WHERE c.conversation_id = fold_status.conversation_id;
     IF NOT FOUND THEN
@@ -272,25 +298,22 @@ BEGIN
         cursor := NULL;
         RETURN;  -- every column NULL: no such conversation (or not visible)
     END IF;
-    IF version > 0 THEN
-        SELECT k.tokens::bigint INTO summary_tokens FROM pgctx.checkpoints k
-         WHERE k.conversation_id = fold_status.conversation_id AND k.version = fold_status.version;
-    ELSIF source IS NOT NULL THEN  -- a branch's first fold: its source's
-        SELECT k.tokens::bigint INTO summary_tokens FROM pgctx.checkpoints k
-         WHERE k.conversation_id = source AND k.version = source_version;
-    END IF;
-    summary_tokens := coalesce(summary_tokens, 0);
+    summary_tokens := pgctx.base_summary_tokens(fold_status.conversation_id, version);
     SELECT coalesce(sum(e.tokens), 0) INTO unfolded_tokens FROM pgctx.events e
      WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor;
     -- the working context's own definition of its evidence (170), so the two never disagree
-    SELECT coalesce(sum(x.tokens), 0) INTO evidence_tokens FROM pgctx.context_events(fold_status.conversation_id) x
-     WHERE x.section = 'evidence';
+    SELECT k.evidence INTO recorded FROM pgctx.checkpoints k
+     WHERE k.conversation_id = fold_status.conversation_id AND k.version = fold_status.version AND k.phase = 'COMMITTED';
+    SELECT coalesce(sum(x.tokens), 0) INTO evidence_tokens
+      FROM pgctx.pinned_evidence(fold_status.conversation_id, cursor,
+                                 pgctx.base_summary(fold_status.conversation_id, version), recorded) x;
     SELECT coalesce(jsonb_agg(jsonb_build_object('class', t.trigger_class, 'reason', t.reason,
                                                  'evidence', to_jsonb(t.evidence))), '[]'),
            coalesce(array_agg(DISTINCT t.trigger_class), '{}')
       INTO triggers, classes
       FROM pgctx.fold_triggers(fold_status.conversation_id, capacity, cursor, head_seq,
-                               summary_tokens + evidence_tokens) t;
+                               summary_tokens + evidence_tokens,
+                               pgctx.base_summary(fold_status.conversation_id, version)) t;
 
     full_boundary := pgctx.fold_boundary(fold_status.conversation_id);
     boundary := full_boundary;
@@ -319,17 +342,18 @@ BEGIN
     ELSIF cardinality(classes) = 0 THEN
         reason := 'not due: no capacity, structural or risk trigger';
     ELSIF boundary <= cursor THEN
-        reason := format('not due: the unfolded events (%s tokens) fit in the raw tail (%s tokens)', unfolded_tokens, tail);
-    ELSIF 'capacity' = ANY (classes) AND smaller THEN
+        reason := format('not due: all %s unfolded tokens are in the raw tail (the newest %s tokens, at least the '
+                         'newest event)', unfolded_tokens, tail);
+    ELSIF 'capacity' = ANY (classes) THEN
         due := true;
         reason := format('due: capacity (%s tokens over the threshold %s)', size, capacity);
-    ELSIF 'risk' = ANY (classes) AND (floor IS NULL OR size > floor) THEN
+    ELSIF 'risk' = ANY (classes) AND (floor IS NULL OR size > floor) AND smaller THEN
         due := true;
         reason := 'due: risk';
     ELSIF 'structural' = ANY (classes) AND (floor IS NULL OR size > floor) AND smaller THEN
         due := true;
         reason := 'due: structural';
-    ELSIF NOT smaller AND ('capacity' = ANY (classes) OR floor IS NULL OR size > floor) THEN
+    ELSIF NOT smaller AND (floor IS NULL OR size > floor) THEN
         reason := format('not due: folding %s tokens into a summary of %s would not make the context smaller',
                          fold_tokens, summary_tokens);
     ELSE

@@ -101,6 +101,47 @@ $$;
 COMMENT ON FUNCTION pgctx.risk_live(text, jsonb, bigint[], bigint) IS
     'Whether a risk (an evidence entry''s risk, with its seqs) is still live as of seq upto; the rules are in sql/165_fold_evidence.sql.';
 
+-- The evidence a fold of base_cursor+1..fold_cursor onto checkpoint base_version records: the base
+-- fold's risks still live at fold_cursor and the risks of the folded range, one entry per risk.
+-- Its own function so that prepare_fold can weigh a candidate's evidence before storing it (100).
+CREATE OR REPLACE FUNCTION pgctx.fold_evidence(conversation_id text, base_version integer, base_cursor bigint,
+                                               fold_cursor bigint) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
+DECLARE
+    previous jsonb := pgctx.base_summary(fold_evidence.conversation_id, fold_evidence.base_version);
+BEGIN
+    RETURN (
+        WITH entries AS (
+            -- the base fold's risks still live at the new cursor
+            SELECT x.e->'risk' AS risk, x.e->>'reason' AS reason, x.e->'seqs' AS seqs, 0 AS fresh
+              FROM pgctx.checkpoints b, jsonb_array_elements(coalesce(b.evidence, '[]')) AS x(e)
+             WHERE b.conversation_id = fold_evidence.conversation_id AND b.version = fold_evidence.base_version
+               AND x.e ? 'risk'
+               AND pgctx.risk_live(fold_evidence.conversation_id, x.e->'risk',
+                                   ARRAY(SELECT jsonb_array_elements_text(x.e->'seqs')::bigint), fold_cursor)
+            UNION ALL
+            -- and those of the folded range
+            SELECT t.risk, 'risk: ' || t.reason, to_jsonb(t.evidence), 1
+              FROM pgctx.fold_triggers(fold_evidence.conversation_id, NULL, fold_evidence.base_cursor, fold_cursor,
+                                       previous => previous) t
+             WHERE t.trigger_class = 'risk'
+        ), seqs AS (
+            SELECT en.risk, s.v::bigint AS seq FROM entries en, jsonb_array_elements_text(en.seqs) AS s(v)
+        )
+        SELECT coalesce(jsonb_agg(jsonb_build_object('risk', g.risk, 'reason', g.reason, 'seqs', g.seqs)
+                                  ORDER BY (g.seqs->>0)::bigint, g.reason), '[]')
+          FROM (SELECT r.risk, r.reason,
+                       (SELECT jsonb_agg(DISTINCT q.seq ORDER BY q.seq) FROM seqs q WHERE q.risk = r.risk) AS seqs
+                  FROM (SELECT en.risk, (array_agg(en.reason ORDER BY en.fresh DESC))[1] AS reason
+                          FROM entries en GROUP BY en.risk) r) g);
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.fold_evidence(text, integer, bigint, bigint) IS
+    'The evidence a fold of base_cursor+1..fold_cursor onto checkpoint base_version records: the base fold''s risks still live at fold_cursor and the folded range''s, [{risk, reason, seqs}] (what checkpoints_evidence stores).';
+
 CREATE OR REPLACE FUNCTION pgctx.checkpoints_evidence() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pgctx, pg_temp
@@ -114,28 +155,7 @@ BEGIN
         END IF;
         RETURN NEW;
     END IF;
-    WITH entries AS (
-        -- the base fold's risks still live at the new cursor
-        SELECT x.e->'risk' AS risk, x.e->>'reason' AS reason, x.e->'seqs' AS seqs, 0 AS fresh
-          FROM pgctx.checkpoints b, jsonb_array_elements(coalesce(b.evidence, '[]')) AS x(e)
-         WHERE b.conversation_id = NEW.conversation_id AND b.version = NEW.base_version AND x.e ? 'risk'
-           AND pgctx.risk_live(NEW.conversation_id, x.e->'risk',
-                               ARRAY(SELECT jsonb_array_elements_text(x.e->'seqs')::bigint), NEW.cursor)
-        UNION ALL
-        -- and those of the folded range
-        SELECT t.risk, 'risk: ' || t.reason, to_jsonb(t.evidence), 1
-          FROM pgctx.fold_triggers(NEW.conversation_id, NULL, NEW.base_cursor, NEW.cursor) t
-         WHERE t.trigger_class = 'risk'
-    ), seqs AS (
-        SELECT en.risk, s.v::bigint AS seq FROM entries en, jsonb_array_elements_text(en.seqs) AS s(v)
-    )
-    SELECT coalesce(jsonb_agg(jsonb_build_object('risk', g.risk, 'reason', g.reason, 'seqs', g.seqs)
-                              ORDER BY (g.seqs->>0)::bigint, g.reason), '[]')
-      INTO NEW.evidence
-      FROM (SELECT r.risk, r.reason,
-                   (SELECT jsonb_agg(DISTINCT q.seq ORDER BY q.seq) FROM seqs q WHERE q.risk = r.risk) AS seqs
-              FROM (SELECT en.risk, (array_agg(en.reason ORDER BY en.fresh DESC))[1] AS reason
-                      FROM entries en GROUP BY en.risk) r) g;
+    NEW.evidence := pgctx.fold_evidence(NEW.conversation_id, NEW.base_version, NEW.base_cursor, NEW.cursor);
     RETURN NEW;
 END
 $$;

@@ -1,111 +1,197 @@
--- 170: the raw events of a working context (article 一.2, 八).
+-- 170: the raw events of a working context (article 一.2, 五, 八).
 --
 -- Invariants enforced here:
 --   * The working context is the committed summary plus every event after its cursor: no
 --     unfolded event is ever left out (dropping raw history the summary does not cover would
 --     lose it; when it does not fit, the answer is a fold, not a trim).
---   * Evidence stays raw beside the summary, never instead of it: the events of every risk the
---     committed fold recorded (165) that is still live at the head, the events of calls the
---     summary still tracks as running or unknown, and the call of every result that arrived after
---     its call was folded (a tool output is never shown without its call).
+--   * Evidence stays raw beside the summary, never instead of it (pgctx.pinned_evidence, for any
+--     checkpoint: the working context's, and prepare_fold's measure of a candidate): the events
+--     of every risk the fold recorded (165) that is still live at the head, the events of calls
+--     its summary still tracks as running or unknown, and the call of every result that arrived
+--     after its call was folded (a tool output is never shown without its call).
+--   * The context uses its budget: asked to fill `fill` tokens, the newest folded events follow
+--     (section folded, newest first while the summary's stored tokens, the unfolded events and they
+--     fit in `fill`; pinned evidence among them is returned again). The evidence is not counted:
+--     the caller may show the oldest of it shortened (a share of B), or in place in the run.
+--     The summary still covers them: it is their raw text that is kept while there is room. The
+--     caller keeps whole units (a call with its result, an approval with its goal) and counts
+--     exactly; this bound only stops the read.
 --   * The view leaves out retracted events, retraction and clear events, and everything up to
---     the last clear; after a clear the fold does not cover, no summary and no evidence (200).
---   * Cost grows with the unfolded range and the last fold's range, not with the history.
+--     the last clear; after a clear the fold does not cover, no summary, no evidence and no
+--     folded events (200).
+--   * Cost grows with the unfolded range, the last fold's range and the tokens asked for, not
+--     with the history.
 
-CREATE OR REPLACE FUNCTION pgctx.context_events(conversation_id text)
-RETURNS TABLE (section text, seq bigint, kind text, payload jsonb, tokens integer, reason text)
--- plpgsql, not sql: a plpgsql function keeps its query plan for the session, where a (non-inlined)
--- sql function is planned on every call; this runs on every turn of every agent (~0.6 ms saved).
+-- What the working context of a fold at fold_cursor (its summary and its recorded evidence)
+-- keeps raw beside the summary, as of the head: (seq, kind, payload, tokens, why, chain hash).
+CREATE OR REPLACE FUNCTION pgctx.pinned_evidence(conversation_id text, fold_cursor bigint, fold_summary jsonb,
+                                                 fold_evidence jsonb)
+RETURNS TABLE (seq bigint, kind text, payload jsonb, tokens integer, reason text, hash bytea)
+-- plpgsql, not sql: its plans are kept for the session; this runs on every turn of every agent.
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET jit = off AS $$
+#variable_conflict use_column
 DECLARE
-    fold_version integer;
-    fold_cursor  bigint;
-    fold_summary jsonb;
-    cleared_at   bigint;
-    part_ids     text[];
-    part_after   bigint[];
-    part_upto    bigint[];
+    head       bigint;
+    cleared    bigint;
+    part_ids   text[];
+    part_after bigint[];
+    part_upto  bigint[];
+    retracted  bigint[];
+    risk_seqs  bigint[];
+    risk_why   text[];
 BEGIN
     -- what the query below reads from other functions, each in a statement of its own: a function
     -- that reads the tables, called inside a query of them, is nested distributed execution on
     -- Citus. (A STABLE function's statements all see its caller's snapshot: still one snapshot.)
-    SELECT f.version, f.cursor, f.summary INTO fold_version, fold_cursor, fold_summary
-      FROM pgctx.committed_fold(context_events.conversation_id) f;
-    cleared_at := pgctx.last_clear(context_events.conversation_id, 9223372036854775807);
+    SELECT c.head_seq INTO head FROM pgctx.conversations c
+     WHERE c.conversation_id = pinned_evidence.conversation_id;
+    cleared := pgctx.last_clear(pinned_evidence.conversation_id, 9223372036854775807);
+    IF head IS NULL OR cleared > fold_cursor THEN
+        RETURN;  -- after a clear the fold does not cover, nothing is pinned (200)
+    END IF;
     SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
       INTO part_ids, part_after, part_upto
-      FROM pgctx.lineage(context_events.conversation_id) l;
+      FROM pgctx.lineage(pinned_evidence.conversation_id) l;
+    retracted := ARRAY(SELECT (r.payload->>'seq')::bigint FROM pgctx.events r
+                        WHERE r.conversation_id = pinned_evidence.conversation_id AND r.kind = 'retraction'
+                          AND r.seq > fold_cursor);
+    -- the recorded risks still live at the head (entries from before 0006: {seq, reason}); this
+    -- statement reads the log only through risk_live
+    SELECT array_agg(s.v::bigint), array_agg(live.why) INTO risk_seqs, risk_why
+      FROM (SELECT x.e, x.e->>'reason' AS why FROM jsonb_array_elements(coalesce(fold_evidence, '[]')) AS x(e)
+             WHERE NOT (x.e ? 'risk')
+                OR pgctx.risk_live(pinned_evidence.conversation_id, x.e->'risk',
+                                   ARRAY(SELECT jsonb_array_elements_text(x.e->'seqs')::bigint), head)) live
+     CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN live.e ? 'seqs' THEN live.e->'seqs'
+                                                       ELSE jsonb_build_array(live.e->'seq') END) AS s(v);
     RETURN QUERY
-    WITH fold AS MATERIALIZED (
-        -- the checkpoint by a correlated subquery: both primary key columns are then index
-        -- conditions in any plan (as a join, the generic plan, costed on conversations with one or
-        -- two checkpoints, scanned every checkpoint of the conversation: 1.2 ms at 5,000 folds)
-        SELECT fold_version AS version, fold_cursor AS cursor, fold_summary AS summary,
-               (SELECT k.evidence FROM pgctx.checkpoints k
-                 WHERE k.conversation_id = context_events.conversation_id AND k.version = fold_version
-                   AND k.phase = 'COMMITTED') AS evidence,
-               (SELECT c.head_seq FROM pgctx.conversations c
-                 WHERE c.conversation_id = context_events.conversation_id) AS head,
-               cleared_at AS cleared,
-               ARRAY(SELECT (r.payload->>'seq')::bigint FROM pgctx.events r
-                      WHERE r.conversation_id = context_events.conversation_id AND r.kind = 'retraction'
-                        AND r.seq > fold_cursor) AS retracted
-    ), unfolded AS MATERIALIZED (
-        SELECT e.seq, e.kind, e.payload, e.tokens
-          FROM pgctx.events e, fold f
-         WHERE e.conversation_id = context_events.conversation_id AND e.seq > greatest(f.cursor, f.cleared)
-           AND e.kind NOT IN ('retraction', 'clear') AND e.seq <> ALL (f.retracted)
-    ), parts AS MATERIALIZED (
+    WITH parts AS MATERIALIZED (
         -- a branch's folded history may be stored under its source (080 lineage)
         SELECT * FROM pgctx.lineage_parts(part_ids, part_after, part_upto)
     ), pinned AS (
         -- the call of a result that came after the call was folded
         SELECT c.seq, 'call of the result at seq ' || a.seq AS reason
-          FROM unfolded a, fold f
+          FROM pgctx.events a
          CROSS JOIN LATERAL (SELECT e.seq FROM parts p
                                JOIN pgctx.events e ON e.conversation_id = p.conversation_id
                                     AND e.kind = 'tool_call' AND e.payload->>'call_id' = a.payload->>'call_id'
                                     AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)
                               ORDER BY e.seq + 0 LIMIT 1) c  -- + 0: see 080 (call id lookups)
-         WHERE a.kind IN ('tool_result', 'status_query') AND c.seq <= f.cursor
+         WHERE a.conversation_id = pinned_evidence.conversation_id AND a.seq > greatest(fold_cursor, cleared)
+           AND a.kind IN ('tool_result', 'status_query') AND a.seq <> ALL (retracted) AND c.seq <= fold_cursor
         UNION ALL
-        -- risks the committed fold recorded that are still live (entries from before 0006: {seq, reason})
-        SELECT s.v::bigint, l.x->>'reason'
-          FROM fold f
-         CROSS JOIN LATERAL (SELECT x FROM jsonb_array_elements(coalesce(f.evidence, '[]')) AS x
-                              WHERE NOT (x ? 'risk')
-                                 OR pgctx.risk_live(context_events.conversation_id, x->'risk',
-                                                    ARRAY(SELECT jsonb_array_elements_text(x->'seqs')::bigint),
-                                                    f.head)) l
-         CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN l.x ? 'seqs' THEN l.x->'seqs'
-                                                           ELSE jsonb_build_array(l.x->'seq') END) AS s(v)
+        SELECT r.seq, r.why FROM unnest(risk_seqs, risk_why) AS r(seq, why)
         UNION ALL
         -- calls the summary still tracks as unresolved
         SELECT s.id::bigint, format('call %s is %s', t.k, t.v->>'status')
-          FROM fold f, jsonb_each(coalesce(f.summary->'tool_state', '{}')) AS t(k, v),
+          FROM jsonb_each(coalesce(fold_summary->'tool_state', '{}')) AS t(k, v),
                jsonb_array_elements_text(t.v->'source_event_ids') AS s(id)
          WHERE t.v->>'status' IN ('running', 'unknown')
     )
-    -- (after a clear the fold does not cover: version 0, no summary)
-    SELECT 'summary'::text, f.cursor, 'summary'::text,
-           CASE WHEN f.version IS NULL OR f.cleared <= f.cursor THEN jsonb_build_object('version', f.version, 'summary', f.summary)
-                ELSE jsonb_build_object('version', 0, 'summary', NULL) END,
-           NULL::integer, NULL::text
-      FROM fold f
-    UNION ALL
-    SELECT 'evidence', e.seq, e.kind, e.payload, e.tokens, p.reasons
-      FROM (SELECT pinned.seq, string_agg(DISTINCT pinned.reason, '; ') AS reasons
-              FROM pinned, fold f WHERE pinned.seq <= f.cursor AND f.cleared <= f.cursor GROUP BY pinned.seq) p
+    SELECT e.seq, e.kind, e.payload, e.tokens, p.reasons, e.hash
+      FROM (SELECT x.seq, string_agg(DISTINCT x.reason, '; ') AS reasons
+              FROM pinned x WHERE x.seq <= fold_cursor GROUP BY x.seq) p
       JOIN parts l ON p.seq > l.after_seq AND (l.upto_seq IS NULL OR p.seq <= l.upto_seq)
       JOIN pgctx.events e ON e.conversation_id = l.conversation_id AND e.seq = p.seq
-    UNION ALL
-    SELECT 'events', u.seq, u.kind, u.payload, u.tokens, NULL::text FROM unfolded u
-    ORDER BY 2;
+     ORDER BY e.seq;
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.context_events(text) IS
-    'A working context''s parts, from one snapshot: the committed fold (section summary: {version, summary} at seq = its cursor), every event after the cursor (section events) and the evidence pinned beside the summary (section evidence, with the reason).';
+COMMENT ON FUNCTION pgctx.pinned_evidence(text, bigint, jsonb, jsonb) IS
+    'The events a working context keeps raw beside the summary of a fold at fold_cursor (its summary and recorded evidence), as of the head: live risks, unresolved calls, the calls of results that came after them; with why and each event''s chain hash.';
+
+-- Before 0013 context_events took no fill and returned no hash.
+DROP FUNCTION IF EXISTS pgctx.context_events(text);
+
+CREATE OR REPLACE FUNCTION pgctx.context_events(conversation_id text, fill bigint DEFAULT 0)
+RETURNS TABLE (section text, seq bigint, kind text, payload jsonb, tokens integer, reason text, hash bytea)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET plan_cache_mode = force_generic_plan
+SET jit = off AS $$
+#variable_conflict use_column
+DECLARE
+    fold_version  integer;
+    fold_cursor   bigint;
+    fold_summary  jsonb;
+    fold_evidence jsonb;
+    cleared_at    bigint;
+    retracted     bigint[];
+    pinned        bigint[] := '{}'::bigint[];
+    used          bigint := 0::bigint;
+    part_ids      text[];
+    part_after    bigint[];
+    part_upto     bigint[];
+    e             record;
+BEGIN
+    -- each read in a statement of its own (nested distributed execution on Citus otherwise)
+    SELECT f.version, f.cursor, f.summary INTO fold_version, fold_cursor, fold_summary
+      FROM pgctx.committed_fold(context_events.conversation_id) f;
+    IF fold_version IS NULL THEN  -- no such conversation (or not visible): the summary row says so
+        RETURN QUERY SELECT 'summary'::text, NULL::bigint, 'summary'::text,
+                            jsonb_build_object('version', NULL, 'summary', NULL), NULL::integer, NULL::text, NULL::bytea;
+        RETURN;
+    END IF;
+    cleared_at := pgctx.last_clear(context_events.conversation_id, 9223372036854775807);
+    -- (after a clear the fold does not cover: version 0, no summary)
+    RETURN QUERY SELECT 'summary'::text, fold_cursor, 'summary'::text,
+                        CASE WHEN cleared_at <= fold_cursor THEN jsonb_build_object('version', fold_version, 'summary', fold_summary)
+                             ELSE jsonb_build_object('version', 0, 'summary', NULL) END,
+                        NULL::integer, NULL::text, NULL::bytea;
+    -- the checkpoint by primary key: both key columns are index conditions in any plan
+    SELECT k.evidence INTO fold_evidence FROM pgctx.checkpoints k
+     WHERE k.conversation_id = context_events.conversation_id AND k.version = fold_version AND k.phase = 'COMMITTED';
+    FOR e IN SELECT * FROM pgctx.pinned_evidence(context_events.conversation_id, fold_cursor, fold_summary,
+                                                 fold_evidence) LOOP
+        pinned := pinned || e.seq;
+        section := 'evidence'; seq := e.seq; kind := e.kind; payload := e.payload; tokens := e.tokens;
+        reason := e.reason; hash := e.hash;
+        RETURN NEXT;
+    END LOOP;
+    -- retracted events are out of the view, folded or not (a retraction names an unfolded event,
+    -- and a fold keeps the two together: 200)
+    retracted := ARRAY(SELECT (r.payload->>'seq')::bigint FROM pgctx.events r
+                        WHERE r.conversation_id = context_events.conversation_id AND r.kind = 'retraction'
+                          AND r.seq > cleared_at);
+    FOR e IN SELECT u.seq, u.kind, u.payload, u.tokens FROM pgctx.events u
+              WHERE u.conversation_id = context_events.conversation_id AND u.seq > greatest(fold_cursor, cleared_at)
+                AND u.kind NOT IN ('retraction', 'clear') AND u.seq <> ALL (retracted)
+              ORDER BY u.seq LOOP
+        used := used + coalesce(e.tokens, 0);
+        section := 'events'; seq := e.seq; kind := e.kind; payload := e.payload; tokens := e.tokens;
+        reason := NULL; hash := NULL;
+        RETURN NEXT;
+    END LOOP;
+    IF fill <= 0 OR cleared_at >= fold_cursor THEN
+        RETURN;
+    END IF;
+    -- the newest folded events while they fit, across the lineage (newest part first); an erased
+    -- event has no stored count: its marker is a short note
+    used := used + pgctx.base_summary_tokens(context_events.conversation_id, fold_version);
+    SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
+      INTO part_ids, part_after, part_upto
+      FROM pgctx.lineage(context_events.conversation_id) l;
+    <<parts>>
+    FOR i IN 1 .. coalesce(cardinality(part_ids), 0) LOOP
+        FOR e IN SELECT f.seq, f.kind, f.payload, f.tokens FROM pgctx.events f
+                  WHERE f.conversation_id = part_ids[i] AND f.seq > greatest(part_after[i], cleared_at)
+                    AND f.seq <= least(coalesce(part_upto[i], fold_cursor), fold_cursor)
+                  ORDER BY f.seq DESC LOOP
+            CONTINUE WHEN e.kind IN ('retraction', 'clear') OR e.seq = ANY (retracted);
+            -- pinned evidence is returned here too, so that the caller can show it in place when
+            -- the run of folded events reaches it
+            used := used + coalesce(e.tokens, 24);
+            EXIT parts WHEN used > fill;
+            section := 'folded'; seq := e.seq; kind := e.kind; payload := e.payload; tokens := e.tokens;
+            reason := NULL; hash := NULL;
+            RETURN NEXT;
+        END LOOP;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.context_events(text, bigint) IS
+    'A working context''s parts, from one snapshot: the committed fold (section summary: {version, summary} at seq = its cursor), the evidence pinned beside the summary (section evidence, with the reason and chain hash), every event after the cursor (section events), and, asked to fill tokens, the newest folded events while summary, evidence, events and they fit (section folded, newest first).';

@@ -6,22 +6,26 @@
 --     functions run as the caller). Only the application may take the fold serialization lock.
 
 REVOKE ALL ON FUNCTION
-    pgctx.fold_triggers(text, bigint, bigint, bigint, bigint),
+    pgctx.fold_triggers(text, bigint, bigint, bigint, bigint, jsonb),
     pgctx.fold_boundary(text, bigint),
     pgctx.fold_status(text, bigint, bigint, bigint),
     pgctx.risk_live(text, jsonb, bigint[], bigint),
-    pgctx.context_events(text),
+    pgctx.context_events(text, bigint),
+    pgctx.pinned_evidence(text, bigint, jsonb, jsonb),
+    pgctx.fold_evidence(text, integer, bigint, bigint),
     pgctx.serialize_folds(text),
     pgctx.lineage(text),
     pgctx.lineage_parts(text[], bigint[], bigint[]),
     pgctx.checkpoints_evidence()
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
-    pgctx.fold_triggers(text, bigint, bigint, bigint, bigint),
+    pgctx.fold_triggers(text, bigint, bigint, bigint, bigint, jsonb),
     pgctx.fold_boundary(text, bigint),
     pgctx.fold_status(text, bigint, bigint, bigint),
     pgctx.risk_live(text, jsonb, bigint[], bigint),
-    pgctx.context_events(text),
+    pgctx.context_events(text, bigint),
+    pgctx.pinned_evidence(text, bigint, jsonb, jsonb),
+    pgctx.fold_evidence(text, integer, bigint, bigint),
     pgctx.lineage(text),
     pgctx.lineage_parts(text[], bigint[], bigint[])
     TO pgctx_app, pgctx_auditor;
