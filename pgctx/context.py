@@ -1,21 +1,31 @@
-"""pgctx.build_context: the model's working context (article 一.2), inside a token budget.
+"""pgctx.build_context: the model's working context (article 一.2, 五), inside a token budget.
 
-    system rules + task state + committed summary + pinned evidence + unfolded events
-    + retrieved long-term memories + the current message
+    system rules + task state + committed summary + pinned evidence + the newest folded events
+    + unfolded events + retrieved long-term memories + the current message
 
 The committed fold and its events come from pgctx.context_events (sql/170_context.sql), in
-one statement: every event after the committed cursor, and the evidence kept raw beside the
-summary. Rules this module keeps:
+one statement: every event after the committed cursor, the evidence kept raw beside the summary,
+and the newest folded events that may fill the rest of the budget. Rules this module keeps:
 
+- Nothing mandatory is dropped: system, task, summary, evidence, unfolded events and the current
+  message fit in ``budget.input_limit`` or :class:`~pgctx.errors.ContextOverBudget` says by how
+  much (the remedy is a fold, not a silent trim).
+- Evidence has a share of B (``budget.evidence_limit``): beyond it, the oldest pieces are shown
+  as pinned notes (:func:`pgctx.messages.pinned_note`: seq, reason, chain hash and the start of
+  the content) instead of raw, newest kept raw; they are still cited and verifiable. Where the
+  mandatory parts would not fit otherwise, more of it is shortened, before ContextOverBudget.
+- Memories are optional and are added in the given order while they fit.
+- The context uses its budget (``fill``, default B): what the summary, the evidence and the
+  unfolded events leave of it is filled with the newest folded events, as trimming to that many
+  tokens would take them, in whole units (an answer whose call did not fit is left out, and an
+  approval whose goal did not), while the whole context stays within ``budget.input_limit``.
+  The summary still covers them; their raw text is kept while there is room (section
+  ``folded``; :attr:`WorkingContext.folded`). Evidence the run reaches is shown there, in place.
 - A tool call and its output are adjacent, in that order, and every call has an output: a
   result is placed right after its call (later answers to the same call become notes); a call
   still waiting gets an output saying no result is recorded; a result whose call was folded
   brings its call along. No request can then fail with the API's "tool output without call"
   (or "call without output") 400.
-- Nothing mandatory is dropped: system, task, summary, evidence, unfolded events and the
-  current message fit in ``budget.input_limit`` or :class:`~pgctx.errors.ContextOverBudget`
-  says by how much (the remedy is a fold, not a silent trim). Memories are optional and are
-  added in the given order while they fit.
 
 Event tokens are the counts stored at append; only text built here is counted here.
 """
@@ -29,11 +39,13 @@ from typing import Any
 from pgctx import db
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import (
-    ANSWERS, call_message, erasure_of, event_message, note, output_message, summary_message, task_message, to_input_items,
+    ANSWERS, call_message, erasure_of, event_message, note, output_message, pinned_note, summary_message,
+    task_message, to_input_items,
 )
 from pgctx.tokens import Budget, TokenCounter
 
-SECTIONS = ("system", "task", "summary", "evidence", "events", "memories", "current")
+SECTIONS = ("system", "task", "summary", "evidence", "folded", "events", "memories", "current")
+HISTORY = ("task", "summary", "evidence", "folded", "events")  # what fills B
 NO_RESULT = {"outcome": "none recorded", "note": "no result is recorded for this call; its outcome is not known"}
 
 
@@ -50,19 +62,31 @@ class WorkingContext:
     dropped_memories: int = 0
     summary: dict[str, Any] | None = None  # the committed summary it shows (None before the first fold)
     events: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)  # the raw events it holds, in order
+    folded: list[int] = field(default_factory=list)  # seqs of those that the summary covers (section folded)
+    noted: list[int] = field(default_factory=list)  # evidence shown as pinned notes, not raw (over its share)
 
 
 def build_context(conn: db.Connectable, conversation_id: str, *, budget: Budget | None = None,
                   system: str | None = None, current_message: str | None = None,
-                  memories: Sequence[str] | None = None) -> WorkingContext:
-    """The working context of a conversation; an awaitable on an AsyncConnection or async pool."""
-    return db.run(conn, _build(conversation_id, budget or Budget(), system, current_message, list(memories or ())))
+                  memories: Sequence[str] | None = None, fill: int | None = None) -> WorkingContext:
+    """The working context of a conversation; an awaitable on an AsyncConnection or async pool.
+
+    ``fill`` is the tokens the summary, the evidence and the raw events may fill (default: B, the
+    budget's history budget); the newest folded events are added while they fit. 0 adds none:
+    the smallest context, the summary and what it does not cover.
+    """
+    budget = budget or Budget()
+    if fill is None:
+        fill = budget.history_budget
+    elif isinstance(fill, bool) or not isinstance(fill, int) or fill < 0:
+        raise TypeError(f"fill must be a number of tokens >= 0 (or None for the budget's B), got {fill!r}")
+    return db.run(conn, _build(conversation_id, budget, system, current_message, list(memories or ()), fill))
 
 
 def _build(conversation_id: str, budget: Budget, system: str | None, current: str | None,
-           memories: list[str]) -> db.Op[WorkingContext]:
+           memories: list[str], fill: int) -> db.Op[WorkingContext]:
     # one statement: the committed fold and its events from one snapshot, in one round trip
-    rows = yield db.Query(db.CONTEXT_EVENTS, (conversation_id,))
+    rows = yield db.Query(db.CONTEXT_EVENTS, (conversation_id, fill))
     fold = [r for r in rows if r[0] == "summary"]
     if not fold or fold[0][3]["version"] is None:
         raise ConversationNotFound.of(conversation_id)
@@ -77,68 +101,137 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
     events = [r for r in rows if r[0] == "events"]
     pinned = {r[1]: r for r in rows if r[0] == "evidence"}
     pinned_calls = {r[3].get("call_id"): r for r in pinned.values() if r[2] == "tool_call"}
-    brought = _render_events(out, events, pinned_calls)
-    evidence = []
-    for seq, (_, _, kind, payload, _, reason) in sorted(pinned.items()):
-        evidence.append((seq, reason))
-        if seq not in brought:
-            out.add("evidence", event_message(kind, payload, seq) if erasure_of(payload) is not None
-                    else note(kind, payload, f" #{seq}, kept raw: {reason}"))
+    brought = _render_events(out, "events", events, pinned_calls)
+    shown_pinned = [pinned[seq] for seq in sorted(pinned) if seq not in brought]
     if current:
         out.add("current", {"role": "user", "content": current})
-    if out.total > budget.input_limit:
+    # evidence within its share of B; where the rest would not fit either, shortened further
+    share = budget.evidence_limit
+    while True:
+        evidence = _evidence(counter, share, shown_pinned)
+        kept_raw = sum(n for _, _, n, _ in evidence)
+        raw_left = sum(row[4] or n for row, _, n, shortened in evidence if not shortened)
+        if out.total + kept_raw <= budget.input_limit or raw_left == 0:
+            break
+        share = raw_left - (out.total + kept_raw - budget.input_limit)
+    if out.total + kept_raw > budget.input_limit:
+        over = out.total + kept_raw - budget.input_limit
         raise ContextOverBudget(
-            f"the mandatory context is {out.total} tokens, {out.total - budget.input_limit} over the limit "
-            f"{budget.input_limit}", over_by=out.total - budget.input_limit,
-            detail=", ".join(f"{k}={v}" for k, v in out.sections.items() if v),
+            f"the mandatory context is {out.total + kept_raw} tokens, {over} over the limit {budget.input_limit}",
+            over_by=over, detail=", ".join(f"{k}={v}" for k, v in {**out.sections, "evidence": kept_raw}.items() if v),
             hint="fold the conversation (pgctx.fold) or shorten the system rules or current message")
     dropped = 0
     for memory in memories:
         message = {"role": "system", "content": f"[memory] {memory}"}
         tokens = counter.message_tokens(message)
-        if out.total + tokens > budget.input_limit:
+        if out.total + kept_raw + tokens > budget.input_limit:
             dropped += 1
             continue
         out.add("memories", message, tokens=tokens)
+    # the newest folded events while they fit; evidence the run reaches is shown there, in place,
+    # which frees its room for more (so the run only grows)
+    candidates = sorted((r for r in rows if r[0] == "folded" and r[1] not in brought), key=lambda r: r[1])
+    history = sum(out.sections[s] for s in HISTORY)
+    run: list[tuple[Any, ...]] = []
+    while True:
+        inside = {r[1] for r in run}
+        outside = sum(n for row, _, n, _ in evidence if row[1] not in inside)
+        longer = _fill(counter, candidates, min(fill - history - outside, budget.input_limit - out.total - outside))
+        if len(longer) <= len(run):
+            break
+        run = longer
+    inside = {r[1] for r in run}
+    for row, message, n, _ in evidence:
+        if row[1] not in inside:
+            out.add("evidence", message, tokens=n)
+    noted = {row[1] for row, _, _, shortened in evidence if shortened and row[1] not in inside}
+    _render_events(out, "folded", run, {})
     messages = out.messages()
-    raw = [(r[1], r[2], r[3]) for r in sorted((r for r in rows if r[0] != "summary"), key=lambda r: r[1])]
+    shown = events + run + [pinned[seq] for seq in brought] + [
+        row for row, _, _, shortened in evidence if row[1] not in inside and not shortened]
+    raw = [(r[1], r[2], r[3]) for r in sorted(shown, key=lambda r: r[1])]
     return WorkingContext(messages, to_input_items(messages), dict(out.sections), out.total, budget.input_limit,
-                          version, cursor, evidence, dropped, summary, raw)
+                          version, cursor, [(seq, pinned[seq][5]) for seq in sorted(pinned)], dropped, summary, raw,
+                          [r[1] for r in run], sorted(noted))
 
 
-def _render_events(out: _Assembler, events: list[tuple[Any, ...]],
+def _evidence(counter: TokenCounter, share: int,
+              rows: list[tuple[Any, ...]]) -> list[tuple[tuple[Any, ...], dict[str, Any], int, bool]]:
+    """The evidence kept beside the summary, as (row, message, tokens, shortened): raw, newest
+    first, while it fits in ``share`` tokens; the older as pinned notes."""
+    raw = [(row, _evidence_message(row)) for row in rows]
+    # the share holds the events' own tokens (as stored); each is sent with its label, counted too
+    content = [row[4] if row[4] is not None else counter.message_tokens(m) for row, m in raw]
+    total = sum(content)
+    shown = []
+    for (row, message), n in zip(raw, content):  # oldest first
+        if total > share:
+            total -= n
+            message = pinned_note(row[2], row[3], row[1], row[5], row[6])
+            shown.append((row, message, counter.message_tokens(message), True))
+        else:
+            shown.append((row, message, counter.message_tokens(message), False))
+    return shown
+
+
+def _evidence_message(row: tuple[Any, ...]) -> dict[str, Any]:
+    _, seq, kind, payload, _, reason, _ = row
+    return event_message(kind, payload, seq) if erasure_of(payload) is not None \
+        else note(kind, payload, f" #{seq}, kept raw: {reason}")
+
+
+def _fill(counter: TokenCounter, rows: list[tuple[Any, ...]], room: int) -> list[tuple[Any, ...]]:
+    """The newest folded events (``rows``, in seq order, ending at the cursor) within ``room``
+    tokens, as trimming would take them, less what would break a unit: an answer whose call is
+    older than the run, an approval whose goal is (the summary covers them)."""
+    used, start = 0, len(rows)
+    for i in range(len(rows) - 1, -1, -1):
+        r = rows[i]
+        n = r[4] if r[4] is not None else counter.message_tokens(event_message(r[2], r[3], r[1]))
+        if used + n > room:
+            break
+        used, start = used + n, i
+    run = rows[start:]
+    seqs = {r[1] for r in run}
+    calls = {r[3].get("call_id") for r in run if r[2] == "tool_call"}
+    return [r for r in run if not (r[2] in ANSWERS and r[3].get("call_id") not in calls)
+            and not (r[2] == "approval" and isinstance(r[3].get("scopes_event"), int)
+                     and r[3]["scopes_event"] < r[1] and r[3]["scopes_event"] not in seqs)]
+
+
+def _render_events(out: _Assembler, section: str, events: list[tuple[Any, ...]],
                    pinned_calls: dict[str, tuple[Any, ...]]) -> set[int]:
-    """Add the unfolded events in order, pairing every call with one output; returns the seqs
-    of pinned calls brought in beside their results."""
+    """Add events in order, pairing every call with one output; returns the seqs of pinned calls
+    brought in beside their results."""
     first_answer: dict[str, int] = {}
-    for _, seq, kind, payload, _, _ in events:
+    for _, seq, kind, payload, *_ in events:
         if kind in ANSWERS:
             first_answer.setdefault(payload.get("call_id"), seq)
     by_seq = {r[1]: r for r in events}
     called = {r[3].get("call_id") for r in events if r[2] == "tool_call"}
     brought: set[int] = set()
-    for _, seq, kind, payload, tokens, _ in events:
+    for _, seq, kind, payload, tokens, *_ in events:
         call_id = payload.get("call_id")
         if erasure_of(payload) is not None:
-            out.add("events", event_message(kind, payload, seq))
+            out.add(section, event_message(kind, payload, seq))
         elif kind == "tool_call":
-            out.add("events", call_message(payload), tokens=tokens)
+            out.add(section, call_message(payload), tokens=tokens)
             answer = first_answer.get(call_id)
             if answer is not None and answer > seq:
-                out.add("events", output_message(by_seq[answer][3]), tokens=by_seq[answer][4])
+                out.add(section, output_message(by_seq[answer][3]), tokens=by_seq[answer][4])
             else:
-                out.add("events", output_message({"call_id": call_id, **NO_RESULT}))
+                out.add(section, output_message({"call_id": call_id, **NO_RESULT}))
         elif kind in ANSWERS and first_answer.get(call_id) == seq and call_id in called:
             continue  # already placed right after its call
         elif kind in ANSWERS and first_answer.get(call_id) == seq and call_id in pinned_calls:
             call = pinned_calls[call_id]
             brought.add(call[1])
-            out.add("events", call_message(call[3]), tokens=call[4])
-            out.add("events", output_message(payload), tokens=tokens)
+            out.add(section, call_message(call[3]), tokens=call[4])
+            out.add(section, output_message(payload), tokens=tokens)
         elif kind in ANSWERS:
-            out.add("events", note(kind, payload, f" #{seq}"))  # a later answer, or one without a call
+            out.add(section, note(kind, payload, f" #{seq}"))  # a later answer, or one without a call
         else:
-            out.add("events", event_message(kind, payload), tokens=tokens)
+            out.add(section, event_message(kind, payload), tokens=tokens)
     return brought
 
 

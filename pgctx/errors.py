@@ -185,6 +185,14 @@ class CitesErasedEvent(PgctxError):
     sqlstate = "PC119"
 
 
+class FoldHidesContent(PgctxError):
+    sqlstate = "PC120"
+
+
+class FoldGrowsContext(PgctxError):
+    sqlstate = "PC121"
+
+
 class BundleError(PgctxError):
     """An audit bundle or digest file is malformed (raised by the offline tools, no SQLSTATE)."""
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pgctx.canonical import canonical_json
+
 CONVENTIONS = frozenset({"call_id", "outcome", "request_id", "error", "idempotency_key", "authority"})
 MAX_TEXT = 200
 MAX_ITEMS = 10
@@ -67,10 +69,21 @@ def field_matches(field: str, key: str) -> bool:
     return field == key or field.rsplit(".", 1)[-1] == key
 
 
-def subject_pairs(subject: str | None) -> dict[str, str]:
+def subject_text(subject: Any) -> str | None:
+    """A subject as pgctx writes it: ``"a=1, b=2"``; an object ``{"b": 2, "a": 1}`` (how a client
+    may give a fact event's subject) in that form, names sorted, as sql/080's pgctx.subject_text
+    writes it; anything else is no subject."""
+    if isinstance(subject, str):
+        return subject
+    if isinstance(subject, dict) and subject:
+        return ", ".join(f"{k}={v if isinstance(v, str) else canonical_json(v)}" for k, v in sorted(subject.items()))
+    return None
+
+
+def subject_pairs(subject: Any) -> dict[str, str]:
     """``"a=1, b=2"`` (how pgctx writes a subject) as {"a": "1", "b": "2"}."""
     pairs: dict[str, str] = {}
-    for part in (subject or "").split(","):
+    for part in (subject_text(subject) or "").split(","):
         name, sep, value = part.strip().partition("=")
         if sep:
             pairs[name.strip()] = value.strip()

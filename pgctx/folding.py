@@ -17,6 +17,10 @@
    commits or says why it did not, and raises FoldConflict only with ``attempts=1`` (or if the
    table owner commits a checkpoint by a plain UPDATE meanwhile, which takes no lock).
 
+No fold, forced or not, commits unless it makes summary + evidence + unfolded events smaller: the
+database refuses one that would not (PC121), and fold() then returns ``committed`` False saying so
+(the summarizer was called; the policy's estimate in step 1 avoids most such calls).
+
 Nothing is committed unless the database accepted the candidate: a summarizer failure raises
 :class:`~pgctx.errors.SummarizerFailed`, a refused candidate raises the SQL refusal's typed
 exception; in both cases the committed summary and every event are as they were.
@@ -30,7 +34,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from pgctx import db
-from pgctx.errors import ConversationNotFound, FoldConflict, IllegalPhaseTransition, PgctxError, SummarizerFailed
+from pgctx.errors import (
+    ConversationNotFound, FoldConflict, FoldGrowsContext, IllegalPhaseTransition, PgctxError, SummarizerFailed,
+)
 from pgctx.folds import CommittedFold, _jsonb, make_request, summary_schema
 from pgctx.messages import summary_message, task_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest, Summarizer
@@ -128,9 +134,17 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             if probe is not None:
                 yield db.Call(probe.check, (request, candidate))
             tokens = summary_tokens(counter, candidate, request.base_version + 1, request.to_seq)
-            prepared = yield from db.first(db.Query(db.PREPARE_FOLD, (
-                conversation_id, request.base_version, request.from_seq, request.to_seq, _jsonb(candidate),
-                SCHEMA_VERSION, summarizer.id, tokens)))
+            try:
+                prepared = yield from db.first(db.Query(db.PREPARE_FOLD, (
+                    conversation_id, request.base_version, request.from_seq, request.to_seq, _jsonb(candidate),
+                    SCHEMA_VERSION, summarizer.id, tokens)))
+            except FoldGrowsContext as exc:
+                # the policy's estimate let it through; the exact rule (PC121) says it would not
+                # shrink the context: nothing is stored, the events stay raw
+                if serialized:
+                    yield db.End
+                return FoldResult(False, f"not committed: {exc}", committed.version, committed.cursor,
+                                  tokens_after=before, **seen)
             try:
                 new_cursor = yield from db.first(db.Query(db.COMMIT_FOLD, (conversation_id, prepared)))
             except IllegalPhaseTransition:

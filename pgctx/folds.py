@@ -62,7 +62,9 @@ def prepare_fold(
     """Validate and store a candidate summary PREPARED; returns its version.
 
     ``tokens`` is the summary's token count as the working context shows it (see
-    :func:`pgctx.folding.summary_tokens`), stored for the fold policy; None counts as 0."""
+    :func:`pgctx.folding.summary_tokens`), stored for the fold policy and weighed by the rule that
+    a fold makes the context smaller (PC121); None: the database estimates it from the summary's
+    JSON (``pgctx.estimated_tokens``: bytes / 4)."""
     params = (conversation_id, expected_version, expected_cursor, new_cursor, _jsonb(dump(summary)),
               schema_version, summarizer, tokens)
     return db.run(conn, db.first(db.Query(db.PREPARE_FOLD, params)))
@@ -103,9 +105,11 @@ def fold_violations(
     new_cursor: int,
     summary: BaseModel | dict[str, Any],
     schema_version: int = SCHEMA_VERSION,
+    tokens: int | None = None,
 ) -> list[tuple[str, str]]:
-    """Every (sqlstate, message) prepare_fold would refuse this candidate for; empty if none."""
-    params = (conversation_id, base_version, base_cursor, new_cursor, _jsonb(dump(summary)), schema_version)
+    """Every (sqlstate, message) prepare_fold would refuse this candidate for; empty if none
+    (``tokens``: the summary's count, as for prepare_fold)."""
+    params = (conversation_id, base_version, base_cursor, new_cursor, _jsonb(dump(summary)), schema_version, tokens)
     return db.run(conn, db.rows(db.Query(db.FOLD_VIOLATIONS, params)))
 
 

@@ -3,7 +3,8 @@
 One rendering, used both to count an event's tokens when it is appended and to build the
 working context, so the stored counts are the counts of what is sent.
 
-- ``user`` / ``assistant`` / ``system`` events become messages of that role (their ``text``).
+- ``user`` / ``assistant`` / ``system`` events become messages of that role (their ``text``, or a
+  string ``content``: :func:`message_text`).
 - A ``tool_call`` becomes an assistant message with one tool call (name, JSON arguments); its
   answer (``tool_result`` or ``status_query``) a ``tool`` message with the call id.
 - Every other kind (approval, fact, correction, recovery, …) is a system note naming the kind,
@@ -25,6 +26,24 @@ ANSWERS = ("tool_result", "status_query")
 def note(kind: str, payload: dict[str, Any], label: str = "") -> dict[str, Any]:
     """A system note for an event that is not a message (``label``: evidence seq and reason)."""
     return {"role": "system", "content": f"[{kind}{label}] {canonical_json(payload)}"}
+
+
+NOTE_CHARS = 240  # what a pinned note keeps of an event's content
+
+
+def pinned_note(kind: str, payload: dict[str, Any], seq: int, reason: str, chain_hash: bytes | None) -> dict[str, Any]:
+    """Evidence over its share of the budget, shortened: the event's seq, why it is pinned and its
+    chain hash (the event stays verifiable: pgctx.verify_chain, pgctx.events.hash), then the start
+    of its content as one line (a call's tool and arguments, an answer's outcome and fields)."""
+    if kind == "tool_call":
+        content = f"{payload.get('tool', '')}({canonical_json(payload.get('arguments', {}))})"
+    else:
+        content = canonical_json({k: v for k, v in payload.items() if k != "call_id"} if kind in ANSWERS else payload)
+    if len(content) > NOTE_CHARS:
+        content = content[:NOTE_CHARS] + "..."
+    where = f"{kind} #{seq}" + (f" (call {payload.get('call_id')})" if kind in ANSWERS + ("tool_call",) else "")
+    digest = f", chain hash {chain_hash.hex()[:16]}" if chain_hash else ""
+    return {"role": "system", "content": f"[{where}, pinned evidence shortened: {reason}{digest}] {content}"}
 
 
 def call_message(payload: dict[str, Any]) -> dict[str, Any]:
@@ -51,13 +70,26 @@ def erased_message(kind: str, erasure_seq: int, seq: int | None = None) -> dict[
     return {"role": "system", "content": f"[{kind}{where} erased: its content was removed (erasure at seq {erasure_seq})]"}
 
 
+def message_text(kind: str, payload: dict[str, Any]) -> str | None:
+    """The text of a ``user``, ``assistant`` or ``system`` event: its ``text``, or, as chat APIs
+    call it, a string ``content`` (sql/080's pgctx.message_text is the same rule); None for other
+    kinds and for a message without either."""
+    if kind not in ("user", "assistant", "system"):
+        return None
+    for name in ("text", "content"):
+        if isinstance(payload.get(name), str):
+            return payload[name]
+    return None
+
+
 def event_message(kind: str, payload: dict[str, Any], seq: int | None = None) -> dict[str, Any]:
     """The chat message of one event on its own (what its stored token count measures)."""
     erasure = erasure_of(payload)
     if erasure is not None:
         return erased_message(kind, erasure, seq)
-    if kind in ("user", "assistant", "system") and isinstance(payload.get("text"), str):
-        return {"role": kind, "content": payload["text"]}
+    text = message_text(kind, payload)
+    if text is not None:
+        return {"role": kind, "content": text}
     if kind == "tool_call":
         return call_message(payload)
     if kind in ANSWERS:
@@ -97,8 +129,12 @@ def summary_message(summary: dict[str, Any], version: int, cursor: int) -> dict[
     lines = [f"[summary v{version} of events 1..{cursor}: what the omitted events established]"]
     for name, title in SUMMARY_SECTIONS:
         items = summary.get(name) or []
-        entries = [item_line(name, k, v) for k, v in items.items()] if isinstance(items, dict) else \
-            [item_line(name, item) for item in items]
+        if name == "facts":
+            entries = _fact_groups(items)
+        elif isinstance(items, dict):
+            entries = [item_line(name, k, v) for k, v in items.items()]
+        else:
+            entries = [item_line(name, item) for item in items]
         if entries:
             lines.append(f"{title}:")
             lines += [f"- {entry}" for entry in entries]
@@ -138,16 +174,34 @@ def show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _fact_line(fact: dict[str, Any]) -> str:
-    subject = f" [{fact['subject']}]" if fact.get("subject") else ""
-    how = fact.get("authority", "")
+def _fact_groups(facts: list[dict[str, Any]]) -> list[str]:
+    """Facts as lines, one per subject, authority and sources (in the order each group first
+    appears): "[order_id=10086] tracker #12: status = shipped; eta = 2026-09-02" reads as well as a
+    line per fact and costs about half the tokens."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for fact in facts:
+        how = fact.get("authority", "")
+        groups.setdefault((fact.get("subject") or "", how, _seqs(fact)), []).append(fact)
+    return [_fact_head(subject, how, seqs) + "; ".join(_fact_value(f) for f in members)
+            for (subject, how, seqs), members in groups.items()]
+
+
+def _fact_head(subject: str, authority: str, seqs: str) -> str:
+    return (f"[{subject}] " if subject else "") + f"{authority} #{seqs}: "
+
+
+def _fact_value(fact: dict[str, Any]) -> str:
+    text = f"{fact.get('key', '')} = {show(fact.get('value'))}"
     if fact.get("confidence", "confirmed") != "confirmed":
-        how += f", {fact['confidence']}"
-    line = f"{fact.get('key', '')}{subject} = {show(fact.get('value'))} ({how} #{_seqs(fact)}"
+        text += f" ({fact['confidence']})"
     if fact.get("previous_value") is not None:
-        line += f"; was {show(fact['previous_value'])}"
-    line += ")"
-    return line + (" NO LONGER VALID" if fact.get("status") == "expired" else "")
+        text += f" (was {show(fact['previous_value'])})"
+    return text + (" NO LONGER VALID" if fact.get("status") == "expired" else "")
+
+
+def _fact_line(fact: dict[str, Any]) -> str:
+    """One fact on its own line, as a group of one (:func:`_fact_groups`)."""
+    return _fact_head(fact.get("subject") or "", fact.get("authority", ""), _seqs(fact)) + _fact_value(fact)
 
 
 def _call_line(call_id: str, state: dict[str, Any]) -> str:

@@ -35,7 +35,7 @@ SCHEMA_VERSION = 2
 Value = Union[Scalar, list[Scalar]]
 
 __all__ = ["SCHEMA_VERSION", "ActionStatus", "Action", "Decision", "EventRange", "Fact", "Pending", "Statement",
-           "Summary", "Task", "TaskStatus", "ToolCallState", "Value", "dump", "json_schema"]
+           "Summary", "Task", "TaskStatus", "ToolCallState", "Value", "cited", "dump", "json_schema"]
 
 
 class Task(summary_v1.Task):
@@ -83,6 +83,15 @@ MODELS: dict[int, type[BaseModel]] = {1: summary_v1.Summary, 2: Summary}
 def json_schema(version: int = SCHEMA_VERSION) -> dict[str, Any]:
     """The JSON Schema registered for a schema_version."""
     return MODELS[version].model_json_schema(by_alias=True)
+
+
+def cited(value: Any) -> list[int]:
+    """Every event seq a summary (or any part of one) cites in its source_event_ids."""
+    if isinstance(value, dict):
+        return list(value.get("source_event_ids") or ()) + [i for v in value.values() for i in cited(v)]
+    if isinstance(value, list):
+        return [i for v in value for i in cited(v)]
+    return []
 
 
 def dump(summary: BaseModel | dict[str, Any]) -> dict[str, Any]:

@@ -101,18 +101,31 @@ def _counter(encoding: str) -> TokenCounter:
     return TokenCounter(encoding)
 
 
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def default_counter() -> TokenCounter:
     """The counter for $PGCTX_MODEL (default gpt-4o-mini): what append uses when given none."""
     return TokenCounter.for_model(os.environ.get("PGCTX_MODEL", DEFAULT_MODEL))
+
+
+# The default reservations of a 128k window, and the share of a smaller window each may take at
+# most: a 4,096-token window keeps 512 for the output and 256 each for fixed input and margin
+# (B = 3,072), a 256-token one 32, 16 and 16 (B = 192), where fixed amounts would leave nothing.
+RESERVATIONS = {"fixed_input": (2_000, 16), "output": (4_096, 8), "margin": (2_000, 16)}
+SHARES = ("alpha", "structural_floor", "raw_tail", "summary_share", "evidence_share")
 
 
 @dataclass(frozen=True)
 class Budget:
     """A model's context window split as in article 三, and the fold policy's knobs.
 
-    B = window − fixed_input − output − reasoning − margin is what the summary and the raw
-    history may use. A working context (system rules and current message included) must fit in
-    window − output − reasoning − margin. The fold policy (sql/160_fold_triggers.sql,
+    B = window − fixed_input − output − reasoning − margin is what the summary, the evidence and
+    the raw history may use; a working context (system rules and current message included) must
+    fit in window − output − reasoning − margin (:attr:`input_limit`). Left unset, fixed_input,
+    output and margin scale with the window: 2,000, 4,096 and 2,000 tokens, but at most a 16th,
+    an 8th and a 16th of it (:data:`RESERVATIONS`). The fold policy (sql/160_fold_triggers.sql,
     ``pgctx.fold_status``), with S the committed summary's tokens, E the evidence's kept raw beside
     it and H the unfolded history's:
 
@@ -123,31 +136,57 @@ class Budget:
       newest event; atomic units stay whole); 0 leaves no tail;
     - ``summary_share``: the share of B a summary should stay within (summarizers may use it; the
       built-in one does). Keep raw_tail + summary_share well under structural_floor, or a fold
-      leaves the context at the floor and the next turn folds again.
+      leaves the context at the floor and the next turn folds again;
+    - ``evidence_share``: the share of B the evidence kept raw beside the summary may take in a
+      working context; beyond it the oldest evidence is shown as a short pinned note with its seq
+      and chain hash (:func:`pgctx.build_context`).
+
+    No fold commits unless it makes S + E + H smaller (sql/100_fold.sql, PC121).
     """
 
     window: int = 128_000
-    fixed_input: int = 2_000
-    output: int = 4_096
+    fixed_input: int | None = None
+    output: int | None = None
     reasoning: int = 0
-    margin: int = 2_000
+    margin: int | None = None
     alpha: float = 0.8
     model: str = DEFAULT_MODEL
-    structural_floor: float = 0.6
+    structural_floor: float = 0.7
     raw_tail: float = 0.15
-    summary_share: float = 0.3
+    summary_share: float = 0.4
+    evidence_share: float = 0.35
 
     def __post_init__(self) -> None:
+        for name in ("window", "fixed_input", "output", "reasoning", "margin"):
+            value = getattr(self, name)
+            if value is None and name in RESERVATIONS:  # (the window is checked first)
+                cap, part = RESERVATIONS[name]
+                object.__setattr__(self, name, min(cap, self.window // part))
+            elif not _integer(value):
+                raise TypeError(f"Budget.{name} must be a whole number of tokens, got {value!r}")
+            elif value < 0:
+                raise ValueError(f"Budget.{name} must be >= 0, got {value}")
+        for name in SHARES:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"Budget.{name} must be a number, got {value!r}")
+        if not isinstance(self.model, str):
+            raise TypeError(f"Budget.model must be a model name, got {self.model!r}")
         if not 0 < self.alpha <= 1:
             raise ValueError(f"alpha must be in (0, 1], got {self.alpha}")
-        for name in ("structural_floor", "raw_tail", "summary_share"):
+        for name in SHARES[1:]:
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if self.raw_tail >= self.alpha:
             raise ValueError(f"raw_tail ({self.raw_tail}) must be under alpha ({self.alpha}): "
                              "a capacity fold would have nothing to fold")
         if self.history_budget <= 0:
-            raise ValueError(f"budget leaves no room for history: B = {self.history_budget}")
+            reserved = self.fixed_input + self.output + self.reasoning + self.margin
+            raise ValueError(
+                f"budget leaves no room for history: B = window {self.window} - fixed_input {self.fixed_input} "
+                f"- output {self.output} - reasoning {self.reasoning} - margin {self.margin} = {self.history_budget}; "
+                f"with these reservations the smallest window is {reserved + 1} (left unset, fixed_input, output "
+                "and margin scale with the window)")
 
     @property
     def history_budget(self) -> int:
@@ -169,6 +208,11 @@ class Budget:
         """The tokens of newest events a fold leaves raw; None (raw_tail 0): no tail, a fold goes to
         the newest boundary."""
         return int(self.raw_tail * self.history_budget) if self.raw_tail else None
+
+    @property
+    def evidence_limit(self) -> int:
+        """The tokens the evidence kept raw may take in a working context."""
+        return int(self.evidence_share * self.history_budget)
 
     @property
     def summary_limit(self) -> int:

@@ -945,7 +945,7 @@ def _context(thread_id: str, messages: Sequence[BaseMessage], budget: Budget, su
                         thread_id, exc, exc.sqlstate or type(exc).__name__)
     head: list[BaseMessage] = []
     cursor = 0
-    for section, seq, kind, payload, _, reason in (yield db.Query(db.CONTEXT_EVENTS, (thread_id,))):
+    for section, seq, kind, payload, _, reason, _ in (yield db.Query(db.CONTEXT_EVENTS, (thread_id, 0))):
         if section == "summary" and payload["version"]:
             cursor = seq
             summary = payload["summary"]

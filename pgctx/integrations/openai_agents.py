@@ -214,10 +214,11 @@ class PgctxSession:
     # --- the Session protocol ------------------------------------------------------------
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        rows = await db.run(self.conn, db.rows(db.Query(db.CONTEXT_EVENTS, (self.session_id,))))
+        # the summary, evidence and unfolded items (no folded items beside them: fill 0)
+        rows = await db.run(self.conn, db.rows(db.Query(db.CONTEXT_EVENTS, (self.session_id, 0))))
         head: list[dict[str, Any]] = []
         raw: list[dict[str, Any]] = []
-        for section, seq, kind, payload, _, reason in rows:
+        for section, seq, kind, payload, _, reason, _ in rows:
             if section == "summary" and payload["version"]:
                 summary = payload["summary"]
                 text = task_message(summary)["content"] + "\n" + summary_message(summary, payload["version"], seq)["content"]
