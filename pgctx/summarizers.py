@@ -16,7 +16,10 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    (:mod:`pgctx.facts`) becomes a fact whose authority is the tool, whose subject is the call's
    identifier arguments and whose source is the result (a field that only restates the subject,
    ``order_id`` of a call about ``order_id=10086``, is not repeated, and a read's field that
-   echoes its own argument observes nothing).
+   echoes its own argument observes nothing). What a successful write or irreversible call was
+   made with is kept too, as ``tool.argument`` facts: its short arguments that hold a value (a
+   directory changed to, a name given; not its identifiers, not prose, not a value a fact holds
+   already), the newest replacing the older (``cd.path`` is the current directory).
 3. **Which value is current** (article 七.4), for facts with the same key about the same subject
    (two subjects that differ are different entities; a missing subject matches any):
    a confirmed statement by the user replaces any earlier value; the result of a write (or
@@ -31,8 +34,10 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    last stated or used: a fact whose value a later event repeats (a call's argument, a message)
    moves to the end.
 4. **The user's own words** (requests, preferences, constraints) are kept verbatim, newest first,
-   with their source seqs (a repeated statement is kept once, citing each time it was said);
-   bare acknowledgements ("ok", "thanks") are not.
+   with their source seqs (a repeated statement is kept once, citing each time it was said; a
+   message over STATEMENT_CHARS as its first sentence and every sentence that binds or holds a
+   value); bare acknowledgements ("ok", "thanks": ``must_keep``'s list, pgctx.acknowledgement) are
+   not.
 5. **The goal follows the conversation**: the first user message sets it; a ``topic_switch``
    replaces it, and the earlier goal is kept as a superseded decision.
 6. Approvals granted or denied and permission conclusions become constraints citing their
@@ -44,12 +49,19 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    and 12 entries, and the summary keeps within ``budget.summary_limit`` tokens, both by
    dropping entries, the least useful first and, among equals, the least recent: decisions and
    open questions that hold no value; statements that neither bind ("only", "never", "call me",
-   "without asking", ...) nor hold a value (a number, a code, a file name, a single word); tool
-   facts whose value is prose (several words, no digit); statements, decisions and open
-   questions that hold a value; the other tool facts; binding statements; the user's declared
-   facts; constraints. Tool state and pending actions, which the database requires, are never
-   dropped. Stated limit: what is dropped is gone from the summary (the events keep it), and the
-   binding words are an English and Chinese list, not an understanding of the text.
+   "without asking", ...) nor hold a value (a number, a code, a file name, a short phrase such as
+   a name); tool facts whose value is prose (more than six words or 60 characters, no digit);
+   statements, decisions and open questions that hold a value; the other tool facts; binding
+   statements; the user's declared facts; constraints. Recency follows what is live, not only
+   the order of events: a fact whose value a later event repeats, or about an entity a later
+   event names (a value of its subject), counts as used then. Within the size bound a statement
+   is first shortened to the values the user typed in it (ids, codes, amounts, addresses, paths:
+   ``(values only) ...``), and dropped only in a second pass. Tool state, pending actions and
+   what PC120 requires (the newest user requests of the range, the facts declared in it), which
+   the database checks, are never dropped; a range that had content always leaves a citation
+   (the newest message, as a decision, when nothing else cites it). Stated limit: what is
+   dropped is gone from the summary (the events keep it), and the binding words are an English
+   and Chinese list, not an understanding of the text.
 """
 
 from __future__ import annotations
@@ -60,24 +72,28 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pgctx.canonical import canonical_json
-from pgctx.facts import result_fields, subject_pairs
-from pgctx.messages import erasure_of, item_line, summary_message, task_message
-from pgctx.summary import SCHEMA_VERSION
+from pgctx.facts import MAX_TEXT, result_fields, subject_pairs, subject_text
+from pgctx.messages import erasure_of, item_line, message_text, summary_message, task_message
+from pgctx.summary import SCHEMA_VERSION, cited
 from pgctx.tokens import Budget
 
 APPROVAL = "await approval "
+LITERALS = "(values only) "  # a statement rule 7 shortened to the values the user typed
 UNRESOLVED = ("planned", "running", "unknown")
 CAPS = {"decisions": 8, "open_questions": 8, "constraints": 12, "user_requests": 12}
-GOAL_CHARS = 300
-STATEMENT_CHARS = 400
-_ACK = re.compile(r"^\W*(ok(ay)?|thanks?( you)?|thx|great|cool|nice|yes|no|sure|got it|perfect|fine|good)\W*$",
-                  re.IGNORECASE)
+GOAL_CHARS = 160  # the goal's start: the user's words are kept whole among the statements
+SAID_CHARS = 300  # what the agent said, as a decision
+STATEMENT_CHARS = 800
 _BINDING = re.compile(r"\b(never|always|only|must|make sure|be sure|call me|text me|email me|prefer|instead of|"
                       r"avoid|no later than|unless|except|authori[sz]e|allowed|without (asking|checking|telling|"
                       r"confirming)|do not|don't (?!know|remember|think|see|understand|care|mind|have|need))\b"
                       r"|请勿|不要|只|必须|务必|记得", re.IGNORECASE)
 # a number, an email, a path or file name, a code with separators: something a next call can use
 _VALUE = re.compile(r"\d|\S@\S|\w[/_]\w|\w\.[a-z]{2,4}\b")
+# the literal values of a user's message: tokens holding a digit, an @, a path or a code separator
+_LITERAL = re.compile(r"[\w./:@+#-]*(?:\d|@|\w/\w|\w_\w)[\w./:@+#,-]*\w|[\w./:@+#-]*\d")
+_SENTENCE = re.compile(r"(?<=[.!?。！？;；])\s+|\n+")
+NAME_WORDS, NAME_CHARS = 6, 60  # a short phrase (a name, a title) is a value, longer text is prose
 # what the agent said it will do: an offer or a plan
 _COMMITMENT = re.compile(r"\b(I'll|I will|I'm going to|I am going to|shall I|should I|let me know and I)\b",
                          re.IGNORECASE)
@@ -118,8 +134,16 @@ def binding(text: str) -> bool:
 
 
 def holds_value(value: Any) -> bool:
-    """Whether a statement or fact value holds something a next call can use (rule 7)."""
-    return not isinstance(value, str) or bool(_VALUE.search(value)) or len(value.split()) == 1
+    """Whether a statement or fact value holds something a next call can use (rule 7): a number, a
+    code, an address, a path, or a short phrase such as a name."""
+    return not isinstance(value, str) or bool(_VALUE.search(value)) or (
+        len(value.split()) <= NAME_WORDS and len(value) <= NAME_CHARS)
+
+
+def literals(text: str) -> list[str]:
+    """The values a user typed in a message (ids, codes, amounts, addresses, paths), in order, once each."""
+    found = [m.group(0).strip(".,:;") for m in _LITERAL.finditer(text)]
+    return list(dict.fromkeys(v for v in found if len(v) >= 2))
 
 
 class BuiltinSummarizer:
@@ -133,35 +157,48 @@ class BuiltinSummarizer:
         calls = {**keep.get("collapsed", {}), **keep["tool_calls"]}  # tool and subject of every call touched
         arguments = {e.payload.get("call_id"): e.payload.get("arguments")  # of the calls made in this range
                      for e in request.events if e.kind == "tool_call"}
+        acknowledged = set(keep.get("acknowledgements", ()))
         for event in events:
-            self._fold_event(s, event, calls, arguments)
+            if event.seq not in acknowledged:
+                self._fold_event(s, event, calls, arguments)
             _used(s, event)
         _tool_state(s, keep)
         _pending(s, keep)
-        _cap(s)
+        kept = _Kept(keep)
+        _cap(s, kept)
         s["omitted_event_range"] = dict(keep["omitted_event_range"])
         s["last_event_id"] = request.to_seq
-        _bound(s, request.budget or Budget(), request.to_seq)
+        _bound(s, request.budget or Budget(), request.to_seq, kept)
+        _not_hollow(s, events)
         return s
 
     def _fold_event(self, s: dict[str, Any], event: Event, calls: dict[str, Any],
                     arguments: dict[str, Any]) -> None:
         p, seq = event.payload, event.seq
-        if event.kind == "user" and isinstance(p.get("text"), str):
+        text = message_text(event.kind, p)
+        if event.kind == "user" and text is not None:
             if not s["task"]["goal"]:
-                s["task"].update(goal=p["text"][:GOAL_CHARS], source_event_ids=[seq])
-            _statement(s, p["text"], seq)
+                s["task"].update(goal=text[:GOAL_CHARS], source_event_ids=[seq])
+            _statement(s, text, seq)
         elif event.kind in ("tool_result", "status_query") and p.get("outcome") == "succeeded":
             call = calls.get(p.get("call_id"), {})
             authority = str(p.get("authority") or call.get("tool") or "tool")
             restated = subject_pairs(call.get("subject"))
             changed = call.get("effect", "read") != "read"
-            for key, value in result_fields(p, None if changed else arguments.get(p.get("call_id"))):
+            fields = result_fields(p, None if changed else arguments.get(p.get("call_id")))
+            for key, value in fields:
                 if restated.get(key) != str(value):
                     _set_fact(s, key, value, call.get("subject"), authority, "confirmed", seq, changed=changed)
+            # what a change was made with: a later call may depend on it (a directory changed to, a
+            # name given); its identifiers are its subject already, and a field echoing it is there
+            told = {str(v) for _, v in fields} | {str(f["value"]) for f in s["facts"]}  # nothing said twice
+            for name, value in sorted((arguments.get(p.get("call_id")) or {}).items() if changed else ()):
+                if name not in restated and _argument(value) and str(value) not in told:
+                    _set_fact(s, f"{call.get('tool', 'call')}.{name}", value, call.get("subject"), authority,
+                              "confirmed", seq, changed=True)
         elif event.kind in ("fact", "correction") and "key" in p and "value" in p:
-            _set_fact(s, str(p["key"]), p["value"], p.get("subject"), str(p.get("authority", "user")),
-                      str(p.get("confidence", "confirmed")), seq)
+            _set_fact(s, str(p["key"]), _fact_value(p["value"]), subject_text(p.get("subject")),
+                      str(p.get("authority", "user")), _confidence(p.get("confidence")), seq)
         elif event.kind == "approval" and p.get("status") in ("granted", "denied"):
             verb = "authorized" if p["status"] == "granted" else "denied"
             grant = f"{verb} by {p.get('granted_by', 'user')}: {canonical_json(p.get('scope'))}" + (
@@ -172,8 +209,8 @@ class BuiltinSummarizer:
         elif event.kind == "permission":
             text = f"permission: {p.get('text', canonical_json(p))}"
             _constrain(s, text, [seq], same=text)
-        elif event.kind == "assistant" and isinstance(p.get("text"), str) and _COMMITMENT.search(p["text"]):
-            _decide(s, f"the agent said: {p['text'][:STATEMENT_CHARS]}", seq)
+        elif event.kind == "assistant" and text is not None and _COMMITMENT.search(text):
+            _decide(s, f"the agent said: {text[:SAID_CHARS]}", seq)
         elif event.kind == "subtask_end":
             _decide(s, f"subtask ended: {p.get('text', '')}", seq)
             if p.get("task_done"):
@@ -190,6 +227,29 @@ class BuiltinSummarizer:
             _decide(s, f"mainline confirmed: {p.get('mainline')}", seq)
         elif event.kind == "verification" and p.get("ok") is False:
             _question(s, f"verification failed: {p.get('what', '?')} (#{seq})")
+
+
+def _confidence(value: Any) -> str:
+    """A declared fact's confidence as the summary's finite set has it: inferred and unknown as
+    such, anything else a client wrote ("explicit", "high", none) confirmed, as the fidelity judge
+    and must_keep read it."""
+    return value if value in ("inferred", "unknown") else "confirmed"
+
+
+def _fact_value(value: Any) -> Any:
+    """A declared fact's value as a summary fact holds it: a scalar or a list of scalars as it is,
+    anything else (an object, nested lists) as its canonical JSON text."""
+    scalar = (str, int, float, bool, type(None))
+    if isinstance(value, scalar) or (isinstance(value, list) and all(isinstance(v, scalar) for v in value)):
+        return value
+    return canonical_json(value)
+
+
+def _argument(value: Any) -> bool:
+    """A call argument worth keeping as a fact: a number, or a short string that holds a value (an
+    id, a path, a name), not prose (a message's text)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) or (
+        isinstance(value, str) and 0 < len(value) <= MAX_TEXT and holds_value(value))
 
 
 def _empty() -> dict[str, Any]:
@@ -230,15 +290,27 @@ def _question(s: dict[str, Any], text: str) -> None:
 
 
 def _statement(s: dict[str, Any], text: str, seq: int) -> None:
-    """Rule 4: the user's words, verbatim, newest first, each statement once."""
-    if not text.strip() or _ACK.match(text):
+    """Rule 4: the user's words, verbatim, newest first, each statement once (bare
+    acknowledgements never reach here: must_keep lists them, pgctx.acknowledgement)."""
+    if not text.strip():
         return
-    text = text[:STATEMENT_CHARS]
+    text = _shortened(text)
     sources = [seq]
     for old in [r for r in s["user_requests"] if r["text"].casefold() == text.casefold()]:
         s["user_requests"].remove(old)
         sources += old["source_event_ids"][:2]
     s["user_requests"].insert(0, {"text": text, "source_event_ids": sources})
+
+
+def _shortened(text: str) -> str:
+    """A message as a statement: whole up to STATEMENT_CHARS; a longer one as its first sentence
+    and every sentence that binds the agent or holds a value, verbatim (joined by " ... "), within
+    STATEMENT_CHARS."""
+    if len(text) <= STATEMENT_CHARS:
+        return text
+    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    kept = [x for i, x in enumerate(sentences) if i == 0 or binding(x) or _VALUE.search(x)]
+    return " ... ".join(kept)[:STATEMENT_CHARS]
 
 
 def _same_subject(a: str | None, b: str | None) -> bool:
@@ -265,11 +337,15 @@ def _contradiction(key: str, subject: str | None) -> str:
 
 
 def _used(s: dict[str, Any], event: Event) -> None:
-    """Rule 3's order: facts whose value this event repeats move to the end (the most recently used)."""
+    """Rule 3's order: facts whose value this event repeats, or about an entity it names (a value
+    of their subject), move to the end (the most recently used: what is live)."""
     text = canonical_json(event.payload)
-    # the substring test first: it rules out almost every fact, holds_value's regex is the costly part
-    used = [f for f in s["facts"] if isinstance(f["value"], str) and len(f["value"]) >= 5 and f["value"] in text
-            and event.seq not in f["source_event_ids"] and holds_value(f["value"])]
+    # the substring tests first: they rule out almost every fact, holds_value's regex is the costly part
+    named = {subject for subject in {f.get("subject") for f in s["facts"]} if subject
+             and any(len(v) >= 3 and v in text for v in subject_pairs(subject).values())}
+    used = [f for f in s["facts"] if event.seq not in f["source_event_ids"] and (
+        f.get("subject") in named
+        or isinstance(f["value"], str) and len(f["value"]) >= 5 and f["value"] in text and holds_value(f["value"]))]
     for f in used:
         s["facts"].remove(f)
         s["facts"].append(f)
@@ -378,22 +454,55 @@ def _tier(name: str, item: Any) -> int:
     return 7  # constraints
 
 
-def _drop_order(s: dict[str, Any], names: tuple[str, ...]) -> list[tuple[str, Any]]:
-    """The entries of these sections, in the order rule 7 drops them: by tier, then least recent
-    first (facts are kept least recently used first, the other sections newest first)."""
+class _Kept:
+    """What the database requires of this fold's summary beyond tool state and pending actions
+    (PC120, must_keep): the newest user requests of the range cited, the facts declared in it
+    kept. Rule 7 never drops an entry that holds one."""
+
+    def __init__(self, keep: dict[str, Any]):
+        self.requests = set(keep.get("requests", ()))
+        self.facts = [(d["key"], d.get("subject"), d["seq"]) for d in keep.get("facts", ())]
+
+    def __call__(self, name: str, item: Any) -> bool:
+        if name == "user_requests":
+            return bool(self.requests.intersection(item["source_event_ids"]))
+        if name == "facts":
+            return any(item["key"] == key and _same_subject(item.get("subject"), subject)
+                       and max(item["source_event_ids"], default=0) >= seq for key, subject, seq in self.facts)
+        return False
+
+
+def _drop_order(s: dict[str, Any], names: tuple[str, ...], kept: _Kept) -> list[tuple[str, Any]]:
+    """The entries of these sections that may be dropped, in the order rule 7 drops them: by tier,
+    then least recent first (facts are kept least recently used first, the other sections newest
+    first)."""
     entries = [(_tier(name, item), i if name == "facts" else -i, name, item)
-               for name in names for i, item in enumerate(s[name])]
+               for name in names for i, item in enumerate(s[name]) if not kept(name, item)]
     return [(name, item) for *_, name, item in sorted(entries, key=lambda e: e[:2])]
 
 
-def _cap(s: dict[str, Any]) -> None:
+def _cap(s: dict[str, Any], kept: _Kept) -> None:
     """Rule 7: at most CAPS entries per section."""
     for name, cap in CAPS.items():
-        for _, item in _drop_order(s, (name,))[:max(len(s[name]) - cap, 0)]:
+        for _, item in _drop_order(s, (name,), kept)[:max(len(s[name]) - cap, 0)]:
             s[name].remove(item)
 
 
-def _bound(s: dict[str, Any], budget: Budget, cursor: int) -> None:
+def _not_hollow(s: dict[str, Any], events: list[Event]) -> None:
+    """A range with content is never folded into a summary that cites none of it (PC120): when
+    nothing else does, the newest message of the range is kept as a decision."""
+    seqs = {e.seq for e in events}
+    if seqs & set(cited(s)):
+        return
+    said = [(e, message_text(e.kind, e.payload)) for e in events]
+    said = [(e, text) for e, text in said if text and text.strip()]
+    if said:
+        last, text = said[-1]
+        who = "the agent" if last.kind == "assistant" else last.kind
+        _decide(s, f"{who} said: {text[:SAID_CHARS]}", last.seq)
+
+
+def _bound(s: dict[str, Any], budget: Budget, cursor: int, kept: _Kept) -> None:
     """Rule 7: drop the least useful entries, oldest first, until the summary fits its share.
 
     Each entry's tokens are estimated from its own line; the total is recounted exactly whenever
@@ -403,10 +512,22 @@ def _bound(s: dict[str, Any], budget: Budget, cursor: int) -> None:
     if total <= limit:
         return
     counter = budget.counter()
-    for name, item in _drop_order(s, ("decisions", "open_questions", "user_requests", "facts", "constraints")):
-        s[name].remove(item)
-        total -= counter.count(item_line(name, item)) + 1
-        if total <= limit:
-            total = _tokens(s, budget, cursor)
+    sections = ("decisions", "open_questions", "user_requests", "facts", "constraints")
+    for shorten in (True, False):  # first the user's words shortened to their values, then dropped too
+        for name, item in _drop_order(s, sections, kept):
+            before = counter.count(item_line(name, item)) + 1
+            statement = name == "user_requests"
+            values = literals(item["text"]) if shorten and statement else []
+            if values and not item["text"].startswith(LITERALS):
+                # the user's words go, the values they typed stay (an id, a code, an amount said once)
+                item["text"] = LITERALS + ", ".join(values)
+                total -= before - counter.count(item_line(name, item)) - 1
+            elif shorten and statement and item["text"].startswith(LITERALS):
+                continue  # already its values: dropped in the second pass, if at all
+            else:
+                s[name].remove(item)
+                total -= before
             if total <= limit:
-                return
+                total = _tokens(s, budget, cursor)
+                if total <= limit:
+                    return
