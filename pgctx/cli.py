@@ -120,10 +120,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return FAILED if bad else OK
 
 
-def _budget(args: argparse.Namespace) -> pgctx.Budget:
-    return pgctx.Budget(window=args.window, fixed_input=args.fixed_input, output=args.output,
-                        reasoning=args.reasoning, margin=args.margin, alpha=args.alpha, model=args.model,
-                        structural_floor=args.floor, raw_tail=args.tail, summary_share=args.summary_share)
+def _budget(args: argparse.Namespace, answer_share: bool = False) -> pgctx.Budget:
+    """The budget of the options; unset reservations scale with the window (pgctx.Budget), or with
+    ``answer_share`` (pgctx eval) an eighth of it is kept for the output and nothing else."""
+    kept = {name: getattr(args, name) for name in ("fixed_input", "output", "margin")}
+    if answer_share:
+        shares = {"fixed_input": 0, "output": args.window // 8, "margin": 0}
+        kept = {name: shares[name] if value is None else value for name, value in kept.items()}
+    return pgctx.Budget(window=args.window, reasoning=args.reasoning, alpha=args.alpha, model=args.model,
+                        structural_floor=args.floor, raw_tail=args.tail, summary_share=args.summary_share,
+                        evidence_share=args.evidence_share, **kept)
 
 
 def cmd_fold(args: argparse.Namespace) -> int:
@@ -168,11 +174,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     def progress(done: int, total: int, result) -> None:
         rate = result.pass_rate("pgctx")
         state = f"ERROR at line {result.error['line']} ({result.error['sqlstate']})" if result.error else (
-            f"pgctx {100 * (rate or 0):.1f}%, {result.compression or 0:.1f}x")
+            f"pgctx {100 * (rate or 0):.1f}%, {result.compression or 0:.1f}x, fill {100 * (result.fill or 0):.0f}%")
         print(f"[{done}/{total}] {result.id}: {state} ({result.seconds:.1f} s)", file=sys.stderr, flush=True)
 
-    report = evaluate(args.dsn, args.paths or None, summarizer=summarizer, budget=_budget(args), ask=ask,
-                      progress=progress)
+    report = evaluate(args.dsn, args.paths or None, summarizer=summarizer, budget=_budget(args, answer_share=True), ask=ask,
+                      progress=None if args.replay_only else progress)
+    if args.replay_only:  # for authors of blind sets: whether each file replays, and no score
+        for r in report.results:
+            print(f"{r.id}: " + (f"ERROR at line {r.error['line']} ({r.error['sqlstate']}): {r.error['message']}"
+                                 if r.error else f"replays cleanly ({r.events} events, {r.history_tokens} tokens)"))
+        return FAILED if any(r.error for r in report.results) else OK
     if args.json:
         json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -326,14 +337,16 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
     v.add_argument("--from-seq", type=int, default=0, help="resume after a seq verified before")
     v.add_argument("--from-hash", help="the hash verified at --from-seq (hex)")
-    def budget_args(c: argparse.ArgumentParser, d: pgctx.Budget = pgctx.Budget()) -> None:
+    def budget_args(c: argparse.ArgumentParser, d: pgctx.Budget = pgctx.Budget(), answer_share: bool = False) -> None:
+        scaled = ("default: an eighth of the window for output, 0 for the others" if answer_share else
+                  "default: scales with the window, at most 2000 / 4096 / 2000 tokens, a 16th / 8th / 16th of it")
         c.add_argument("--model", default=os.environ.get("PGCTX_MODEL", d.model),
                        help="model whose token encoding counts (default: $PGCTX_MODEL or %(default)s)")
         c.add_argument("--window", type=int, default=d.window, help="context window W (default %(default)s)")
-        c.add_argument("--fixed-input", type=int, default=d.fixed_input, help="fixed input I (default %(default)s)")
-        c.add_argument("--output", type=int, default=d.output, help="reserved output O (default %(default)s)")
+        c.add_argument("--fixed-input", type=int, help=f"fixed input I ({scaled})")
+        c.add_argument("--output", type=int, help=f"reserved output O ({scaled})")
         c.add_argument("--reasoning", type=int, default=d.reasoning, help="reserved reasoning R (default %(default)s)")
-        c.add_argument("--margin", type=int, default=d.margin, help="safety margin M (default %(default)s)")
+        c.add_argument("--margin", type=int, help=f"safety margin M ({scaled})")
         c.add_argument("--alpha", type=float, default=d.alpha, help="capacity threshold α (default %(default)s)")
         c.add_argument("--floor", type=float, default=d.structural_floor,
                        help="share of B structural and risk triggers wait for (default %(default)s)")
@@ -341,6 +354,8 @@ def parser() -> argparse.ArgumentParser:
                        help="share of B a fold leaves raw (default %(default)s)")
         c.add_argument("--summary-share", type=float, default=d.summary_share,
                        help="share of B the summary should stay within (default %(default)s)")
+        c.add_argument("--evidence-share", type=float, default=d.evidence_share,
+                       help="share of B live evidence may take raw in a context (default %(default)s)")
 
     f = command("fold", cmd_fold, "fold a conversation if a fold is due (capacity, structural or risk trigger)")
     f.add_argument("--conversation", required=True)
@@ -396,7 +411,10 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--ask", action="store_true",
                    help="also ask the model (--model, OPENAI_API_KEY / OPENAI_BASE_URL) the probes' questions, "
                         "given only pgctx's context, and score its answers")
-    budget_args(v, EVAL_BUDGET)
+    v.add_argument("--replay-only", action="store_true",
+                   help="say only whether each trajectory replays (its line and SQLSTATE if not), no score: for "
+                        "authors of held-out sets, who must not see one")
+    budget_args(v, EVAL_BUDGET, answer_share=True)
     return p
 
 

@@ -24,6 +24,7 @@ leaves their conversations (ids ``eval-<trajectory>-<run>``): use a scratch data
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 import uuid
@@ -43,6 +44,7 @@ from pgctx.eventlog import event_tokens
 from pgctx.messages import event_message
 from pgctx.probes import View, Verdict, judge, text_of
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest, Summarizer
+from pgctx.summary import cited
 from pgctx.tokens import Budget
 from pgctx.trajectory import (
     PROBE_CLASSES, ConfirmStep, DecisionStep, EventStep, ForkStep, RecoverStep, SwitchStep, Trajectory,
@@ -52,8 +54,14 @@ from pgctx.trajectory import (
 if TYPE_CHECKING:  # the asker (and openai) only when asked for
     from pgctx.asking import ProbeAsker
 
+
+def eval_budget(window: int = 4096) -> Budget:
+    """An evaluation's budget: an eighth of the window kept for the answer, nothing else reserved."""
+    return Budget(window=window, fixed_input=0, output=window // 8, reasoning=0, margin=0)
+
+
 # The suite's budget: a 4,096-token window with 512 tokens kept for the answer (B = 3,584).
-EVAL_BUDGET = Budget(window=4096, fixed_input=0, output=512, reasoning=0, margin=0)
+EVAL_BUDGET = eval_budget()
 SYSTEMS = ("pgctx", "last_messages", "trim_messages", "pgctx_asked")
 TRIM_SKIPPED = "langchain-core is not installed (pip install 'pgctx[eval]')"
 
@@ -69,11 +77,21 @@ class ProbeOutcome:
 class DecisionOutcome:
     id: str
     history_tokens: int
-    context_tokens: int
+    context_tokens: int  # the whole working context (what the baselines get too)
+    folded_tokens: int = 0  # of it, the raw folded events filling the budget (section folded)
+    budget: int = 0  # B
 
     @property
     def compression(self) -> float:
-        return self.history_tokens / self.context_tokens if self.context_tokens else 0.0
+        """The history over the context the fold needs (summary, evidence, unfolded events): the
+        folded events that fill the rest of B are left out, the summary covering them."""
+        needed = self.context_tokens - self.folded_tokens
+        return self.history_tokens / needed if needed else 0.0
+
+    @property
+    def fill(self) -> float:
+        """How full the context is: its tokens over B."""
+        return self.context_tokens / self.budget if self.budget else 0.0
 
 
 @dataclass
@@ -89,6 +107,8 @@ class TrajectoryResult:
     folds: Counter = field(default_factory=Counter)  # committed, by what made them due
     refused: Counter = field(default_factory=Counter)  # refused, by SQLSTATE (or the summarizer's reason)
     summarizer_calls: int = 0
+    not_smaller: int = 0  # candidates the database refused as not making the context smaller (PC121)
+    requests_hidden: int = 0  # user requests of committed folds' ranges neither cited nor raw right after
     crossings: int = 0  # fold() calls that found S + E + H over the floor after it had been under it
     risk_events: set = field(default_factory=set)  # distinct risk triggers seen: their evidence (or reason)
     over_floor: bool = False  # S + E + H after the last fold() call
@@ -107,6 +127,11 @@ class TrajectoryResult:
     def compression(self) -> float | None:
         """At the last decision point."""
         return self.decisions[-1].compression if self.decisions else None
+
+    @property
+    def fill(self) -> float | None:
+        """The mean fill of its contexts (tokens over B)."""
+        return statistics.fmean(d.fill for d in self.decisions) if self.decisions else None
 
     def pass_rate(self, system: str, probe_class: str | None = None) -> float | None:
         judged = [p.verdicts[system].passed for p in self.probes
@@ -139,6 +164,11 @@ class EvalReport:
         values = [r.compression for r in self.results if r.compression is not None]
         return statistics.median(values) if values else None
 
+    def fill_mean(self) -> float | None:
+        """The mean fill of every decision point's context (tokens over B)."""
+        values = [d.fill for r in self.results for d in r.decisions]
+        return statistics.fmean(values) if values else None
+
     def passed(self, min_pass: float) -> bool:
         rate = self.pass_rate("pgctx")
         return rate is not None and rate >= min_pass and not any(r.error for r in self.results)
@@ -159,7 +189,9 @@ class EvalReport:
             out[system] = {"pass_rate": self.pass_rate(system),
                            "by_class": {c: self.pass_rate(system, c) for c in classes}}
         out["pgctx"].update(
-            compression_median=self.compression_median(),
+            compression_median=self.compression_median(), fill_mean=self.fill_mean(),
+            folds_not_smaller=sum(r.not_smaller for r in self.results),
+            requests_hidden=sum(r.requests_hidden for r in self.results),
             fold_calls=sum(r.fold_calls for r in self.results),
             folds_committed=sum(sum(r.folds.values()) for r in self.results),
             folds_by_trigger=dict(sum((r.folds for r in self.results), Counter())),
@@ -171,7 +203,7 @@ class EvalReport:
         out["per_trajectory"] = [{
             "id": r.id, "events": r.events, "history_tokens": r.history_tokens, "decisions": len(r.decisions),
             "probes": len(r.probes), **{s: r.pass_rate(s) for s in self.systems},
-            "compression": r.compression, "fold_calls": r.fold_calls, "folds_committed": sum(r.folds.values()),
+            "compression": r.compression, "fill": r.fill, "fold_calls": r.fold_calls, "folds_committed": sum(r.folds.values()),
             "folds_refused": dict(r.refused), "summarizer_calls": r.summarizer_calls,
             "fold_allowance": r.fold_allowance, "summary_tokens": r.summary_tokens, "seconds": round(r.seconds, 2), "error": r.error,
             "failed": [{"decision": p.decision, "probe": p.probe, "why": p.verdicts["pgctx"].why}
@@ -212,10 +244,20 @@ def evaluate(target: str | psycopg.Connection | None = None, paths: Sequence[str
                 conn.execute("SELECT pgctx.declare_tool(%s, %s, %s, %s)",
                              (tool.tool, tool.effect, tool.identifier_args, tool.description))
         for done, t in enumerate(trajectories, start=1):
-            report.results.append(_Replay(conn, t, f"eval-{t.id}-{run}", summarizer, budget, ask).run())
+            report.results.append(_Replay(conn, t, f"eval-{t.id}-{run}", summarizer, played_in(t, budget), ask).run())
             if progress is not None:
                 progress(done, len(trajectories), report.results[-1])
     return report
+
+
+def played_in(t: Trajectory, budget: Budget) -> Budget:
+    """The run's budget, or the trajectory's own window with EVAL_BUDGET's shares: an eighth of the
+    window kept for the answer, nothing else reserved."""
+    if t.header.window is None:
+        return budget
+    shares = eval_budget(t.header.window)
+    return dataclasses.replace(budget, window=shares.window, output=shares.output, fixed_input=shares.fixed_input,
+                               reasoning=shares.reasoning, margin=shares.margin)
 
 
 @contextmanager
@@ -344,23 +386,43 @@ class _Replay:
             self.result.crossings += 1
         self.result.over_floor = done.tokens_after > floor
         self.result.risk_events |= {t.evidence or (t.reason,) for t in done.triggers if t.cls == "risk"}
+        if done.reason.startswith("not committed:"):
+            self.result.not_smaller += 1
         if done.committed:
             self.result.folds[_trigger_class(done.policy)] += 1
             self.result.summary_tokens = self.conn.execute(
                 "SELECT tokens FROM pgctx.checkpoints WHERE conversation_id = %s AND version = %s",
                 (self.cid, done.version)).fetchone()[0]
+            self.result.requests_hidden += len(self._hidden_requests(done.previous_cursor, done.cursor))
+
+    def _hidden_requests(self, after: int, upto: int) -> list[int]:
+        """The user requests a committed fold of after+1..upto left neither cited by its summary nor
+        raw in the working context (bare acknowledgements aside, as pgctx.acknowledgement says)."""
+        requests = [seq for (seq,) in self.conn.execute(
+            "SELECT seq FROM pgctx.events WHERE conversation_id = %s AND seq > %s AND seq <= %s AND kind = 'user'"
+            " AND NOT pgctx.acknowledgement(coalesce(pgctx.message_text(kind, payload), '')) ORDER BY seq",
+            (self.cid, after, upto))]
+        if not requests:
+            return []
+        try:
+            ctx = pgctx.build_context(self.conn, self.cid, budget=self.budget)
+            shown = set(cited(ctx.summary)) | {seq for seq, _, _ in ctx.events}
+        except ContextOverBudget:  # no context: only the summary could show them
+            shown = set(cited(pgctx.committed_fold(self.conn, self.cid).summary))
+        return [seq for seq in requests if seq not in shown]
 
     def _decide(self, step: DecisionStep) -> None:
         history = self.history[self.current]
         full = sum(e[3] for e in history)
         try:
             ctx = pgctx.build_context(self.conn, self.cid, budget=self.budget)
-            tokens = ctx.total_tokens
+            tokens, folded = ctx.total_tokens, ctx.sections["folded"]
             mine = View(ctx.summary, ctx.events, text_of(ctx.messages))
             over = None
         except ContextOverBudget as exc:
-            tokens, mine, over = self.budget.input_limit, None, Verdict(False, f"context over budget by {exc.over_by}")
-        self.result.decisions.append(DecisionOutcome(step.id, full, tokens))
+            tokens, folded, mine = self.budget.input_limit, 0, None
+            over = Verdict(False, f"context over budget by {exc.over_by}")
+        self.result.decisions.append(DecisionOutcome(step.id, full, tokens, folded, self.budget.history_budget))
         views = {"last_messages": _raw_view(baselines.last_messages(history, tokens))}
         trimmed = baselines.trim_messages(history, tokens)
         if trimmed is not None:
@@ -388,19 +450,20 @@ def format_report(report: EvalReport) -> str:
     names = {"pgctx": "pgctx", "last_messages": "last msgs", "trim_messages": "trim_msgs", "pgctx_asked": "asked"}
     head = (f"{'trajectory':<28} {'events':>6} {'tokens':>7} {'probes':>6} "
             + " ".join(f"{names[s]:>9}" for s in report.systems)
-            + f" {'compr.':>6} {'folds':>5} {'refused':>7} {'calls':>5} {'summary':>7}")
+            + f" {'compr.':>6} {'fill':>5} {'folds':>5} {'refused':>7} {'calls':>5} {'summary':>7}")
     lines = [head, "-" * len(head)]
     for r in report.results:
         lines.append(f"{r.id[:28]:<28} {r.events:>6} {r.history_tokens:>7} {len(r.probes):>6} "
                      + " ".join(f"{pct(r.pass_rate(s)):>9}" for s in report.systems)
-                     + f" {(r.compression or 0):>5.1f}x {sum(r.folds.values()):>5} {sum(r.refused.values()):>7}"
+                     + f" {(r.compression or 0):>5.1f}x {100 * (r.fill or 0):>4.0f}% {sum(r.folds.values()):>5}"
+                     + f" {sum(r.refused.values()):>7}"
                      + f" {r.summarizer_calls:>5} {r.summary_tokens:>7}"
                      + (f"  ERROR line {r.error['line']}: {r.error['sqlstate']}" if r.error else ""))
     median = report.compression_median()
     lines.append(f"{'all':<28} {sum(r.events for r in report.results):>6} "
                  f"{sum(r.history_tokens for r in report.results):>7} {len(report.probes()):>6} "
                  + " ".join(f"{pct(report.pass_rate(s)):>9}" for s in report.systems)
-                 + f" {(median or 0):>5.1f}x (median)")
+                 + f" {(median or 0):>5.1f}x {100 * (report.fill_mean() or 0):>4.0f}% (median compression, mean fill)")
     lines += ["", f"{'probe class':<28} {'probes':>6} " + " ".join(f"{names[s]:>9}" for s in report.systems)]
     for c in PROBE_CLASSES:
         n = sum(1 for p in report.probes() if p.probe == c)
@@ -408,7 +471,9 @@ def format_report(report: EvalReport) -> str:
             lines.append(f"{c:<28} {n:>6} " + " ".join(f"{pct(report.pass_rate(s, c)):>9}" for s in report.systems))
     calls, turns = (sum(getattr(r, a) for r in report.results) for a in ("summarizer_calls", "fold_calls"))
     lines.append(f"summarizer calls: {calls} on {turns} turns; allowed (floor crossings + risk events + forced): "
-                 f"{sum(r.fold_allowance for r in report.results)}")
+                 f"{sum(r.fold_allowance for r in report.results)}; candidates refused as not making the context "
+                 f"smaller: {sum(r.not_smaller for r in report.results)}; user requests a fold left neither in the "
+                 f"summary nor raw: {sum(r.requests_hidden for r in report.results)}")
     if report.trim_skipped:
         lines.append(f"trim_messages skipped: {report.trim_skipped}")
     lines.append(f"summarizer {report.summarizer}; budget: window {report.budget.window}, "

@@ -76,6 +76,9 @@ class Header(_Strict):
     exercises: list[str] = Field(min_length=1, description="what the trajectory tests, one item each")
     description: str = ""
     tools: list[Tool] = []
+    # the context window (tokens) it is played in, instead of the run's; an eighth of it is kept for
+    # the answer and nothing else is reserved, as in the suite's 4,096-token window (docs/eval.md)
+    window: Optional[int] = Field(default=None, ge=64, le=1_048_576)
 
 
 class _Probe(_Strict):
