@@ -20,11 +20,13 @@ SUMMARIZER = BuiltinSummarizer()
 STORY = DEMO_STORY[:6]  # the order story up to the agent's reply
 
 def fold(conn, cid: str) -> int:
-    """Fold everything unfolded with the built-in summarizer; returns the new cursor."""
+    """Fold everything unfolded with the built-in summarizer; returns the new cursor. Its summaries
+    are weighed as 0 tokens: the branches fold a few short events at a time, and the rule that a
+    fold makes the context smaller (PC121, tests/test_fold_fidelity.py) is not what this tests."""
     request = fold_request(conn, cid)
     head = pgctx.committed_fold(conn, cid)
     version = pgctx.prepare_fold(conn, cid, expected_version=head.version, expected_cursor=head.cursor,
-                                 new_cursor=request.to_seq, summary=SUMMARIZER.summarize(request))
+                                 new_cursor=request.to_seq, summary=SUMMARIZER.summarize(request), tokens=0)
     return pgctx.commit_fold(conn, cid, version)
 
 
@@ -54,9 +56,12 @@ def test_a_branch_folds_on_from_the_source_summary(conn, source):
     assert pgctx.committed_fold(conn, "order-b").cursor == 6
     pgctx.append(conn, "order-b", "tool_call", {"tool": "refund", "call_id": "call-9", "idempotency_key": "k9",
                                                  "arguments": {"order_id": "10086"}})
+    # (and the agent's words: a running call alone stays raw beside any summary, and folding only
+    # it would not make the context smaller)
+    pgctx.append(conn, "order-b", "assistant", {"text": "Refunding 10086 now; I will confirm when the service answers."})
     request = fold_request(conn, "order-b")
     assert request.previous_summary == pgctx.committed_fold(conn, source).summary
-    assert fold(conn, "order-b") == 7
+    assert fold(conn, "order-b") == 8
     summary = pgctx.committed_fold(conn, "order-b").summary
     assert summary["tool_state"]["call-1"]["request_id"] == "req-abc"  # carried over from the source
     assert summary["tool_state"]["call-9"]["status"] == "running"

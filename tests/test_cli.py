@@ -10,6 +10,7 @@ import psycopg
 import pytest
 
 import pgctx
+from tests.events import LOG
 
 
 def pgctx_cli(*args: str, input_: str | None = None, env_dsn: str | None = None) -> subprocess.CompletedProcess:
@@ -147,7 +148,8 @@ def test_fold_and_context_commands(dsn):
         pgctx.append(conn, "c", "user", {"text": "把订单 10086 改成明天送达"})
         pgctx.append(conn, "c", "tool_call", {"tool": "update_delivery_date", "call_id": "call-1", "effect": "write",
                                               "idempotency_key": "k-1", "arguments": {"order_id": "10086"}})
-        pgctx.append(conn, "c", "tool_result", {"call_id": "call-1", "outcome": "succeeded", "request_id": "req-1"})
+        pgctx.append(conn, "c", "tool_result", {"call_id": "call-1", "outcome": "succeeded", "request_id": "req-1",
+                                                "log": LOG})
         pgctx.append(conn, "c", "tool_call", {"tool": "lookup", "call_id": "call-2", "effect": "read",
                                               "arguments": {"order_id": "10086"}})
     waiting = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--summarizer", "builtin")
@@ -171,5 +173,6 @@ def test_fold_and_context_commands(dsn):
     assert tight.returncode == 2
     assert "over the limit 100" in tight.stderr and "[ContextOverBudget]" in tight.stderr
 
-    no_room = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--window", "100")
+    no_room = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--window", "100", "--output", "100")
     assert no_room.returncode == 2 and "no room for history" in no_room.stderr
+    assert "the smallest window is 113" in no_room.stderr  # output 100 + fixed input 6 + margin 6, scaled

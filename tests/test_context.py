@@ -3,6 +3,9 @@
 Every check recomputes what it asserts from the returned messages: the section of each message
 from its content, the tokens of each section with an independent TokenCounter, and the
 call/output pairing of both the Chat Completions messages and the Responses input items.
+
+The contexts here are the smallest (``fill=0``): summary, evidence and what the summary does not
+cover. How the newest folded events fill the rest of the budget: tests/test_fold_fidelity.py.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pgctx.context import SECTIONS
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import note
 from pgctx.tokens import Budget, TokenCounter
-from tests.events import EAGER, call, result
+from tests.events import EAGER, call, pasted, result
 
 CID = "order-10086"
 SYSTEM = "You are the order assistant. Never repeat a refund without its idempotency key."
@@ -29,8 +32,9 @@ EVIDENCE_NOTE = re.compile(r"^\[[a-z_]+ #\d+, kept raw: ")
 
 
 def budget(limit: int) -> Budget:
-    """A budget whose input_limit is exactly ``limit``."""
-    return Budget(window=limit, fixed_input=0, output=0, reasoning=0, margin=0)
+    """A budget whose input_limit is exactly ``limit`` (evidence may take all of it: its share of B
+    is tested in tests/test_fold_fidelity.py)."""
+    return Budget(window=limit, fixed_input=0, output=0, reasoning=0, margin=0, evidence_share=1)
 
 
 BIG = budget(1_000_000)
@@ -141,7 +145,7 @@ def check(conn, ctx: pgctx.WorkingContext) -> dict[str, list[dict]]:
 def story(conn):
     """1-6 folded (risk: an irreversible refund that timed out), then 7-13 unfolded."""
     add(conn,
-        ("user", {"text": "move order 10086 to tomorrow and refund the delivery fee"}),   # 1
+        ("user", pasted("move order 10086 to tomorrow and refund the delivery fee")),     # 1
         ("tool_call", call(1)),                                                        # 2
         ("tool_result", result(1, slot="morning")),                                    # 3
         ("assistant", {"text": "10086 now arrives tomorrow morning"}),                 # 4
@@ -153,8 +157,8 @@ def story(conn):
     add(conn,
         ("status_query", {"call_id": "call-2", "outcome": "not_performed", "authority": "refund"}),  # 7
         ("tool_call", call(3, tool="lookup", effect="read", key=False)),               # 8
-        ("tool_result", result(3, eta="2026-09-02")),                                  # 9
-        ("tool_result", result(3, eta="2026-09-03")),                                  # 10: a second answer
+        ("tool_result", result(3, eta="2026-09-02", log=None)),                        # 9
+        ("tool_result", result(3, eta="2026-09-03", log=None)),                        # 10: a second answer
         ("tool_call", call(4, tool="send_invoice")),                                   # 11: no result yet
         ("user", {"text": "and please send the invoice"}),                             # 12
         ("fact", {"key": "invoice_email", "value": "a@example.com", "authority": "user"}))  # 13
@@ -162,11 +166,11 @@ def story(conn):
 
 
 def test_sections_in_order_with_recounted_tokens(story):
-    ctx = pgctx.build_context(story, CID, budget=BIG, system=SYSTEM, current_message=CURRENT,
+    ctx = pgctx.build_context(story, CID, fill=0, budget=BIG, system=SYSTEM, current_message=CURRENT,
                               memories=["prefers morning deliveries", "lives on the 3rd floor"])
     by_section = check(story, ctx)
     assert list(ctx.sections) == list(SECTIONS)
-    assert all(ctx.sections[name] > 0 for name in SECTIONS), ctx.sections
+    assert all(ctx.sections[name] > 0 for name in SECTIONS if name != "folded"), ctx.sections
     assert by_section["system"] == [{"role": "system", "content": SYSTEM}]
     assert by_section["current"] == [{"role": "user", "content": CURRENT}]
     assert [m["content"] for m in by_section["memories"]] == ["[memory] prefers morning deliveries",
@@ -178,7 +182,7 @@ def test_sections_in_order_with_recounted_tokens(story):
 
 
 def test_calls_and_outputs_are_paired(story):
-    ctx = pgctx.build_context(story, CID, budget=BIG)
+    ctx = pgctx.build_context(story, CID, fill=0, budget=BIG)
     check(story, ctx)
     msgs = ctx.messages
     ids = [(m["tool_calls"][0]["id"] if m.get("tool_calls") else m.get("tool_call_id"), m["role"]) for m in msgs
@@ -191,20 +195,20 @@ def test_calls_and_outputs_are_paired(story):
     assert outputs["call-3"] == canonical_json({"outcome": "succeeded", "request_id": "req-3", "eta": "2026-09-02"})
     assert "no result is recorded" in outputs["call-4"]  # a call still waiting gets an output
     # the second answer to call-3 is a note, not a second output
-    assert note("tool_result", result(3, eta="2026-09-03"), " #10") in msgs
+    assert note("tool_result", result(3, eta="2026-09-03", log=None), " #10") in msgs
     assert [seq for seq, reason in ctx.evidence if "call of the result at seq 7" in reason] == [5]
 
 
 def test_pinned_evidence_beside_the_summary_after_a_risk_fold(conn):
     add(conn,
-        ("user", {"text": "refund the delivery fee of 10086"}),           # 1
+        ("user", pasted("refund the delivery fee of 10086")),             # 1
         ("tool_call", call(1, tool="refund", effect="irreversible")),     # 2
         ("tool_result", result(1)),                                       # 3: succeeded, irreversible
         ("tool_call", call(2, tool="charge", effect="irreversible")),     # 4
         ("tool_result", result(2, "timeout")))                            # 5: unknown
     folded = pgctx.fold(conn, CID, budget=EAGER)
     assert folded.committed and folded.cursor == 5
-    ctx = pgctx.build_context(conn, CID, budget=BIG, system=SYSTEM)
+    ctx = pgctx.build_context(conn, CID, fill=0, budget=BIG, system=SYSTEM)
     by_section = check(conn, ctx)
     reasons = dict(ctx.evidence)
     assert sorted(reasons) == [2, 3, 4, 5]
@@ -220,16 +224,16 @@ def test_pinned_evidence_beside_the_summary_after_a_risk_fold(conn):
 
 def test_unknown_calls_tracked_in_the_summary_stay_pinned(conn):
     add(conn,
-        ("user", {"text": "refund 10086"}),                                # 1
+        ("user", pasted("refund 10086")),                                  # 1
         ("tool_call", call(1, tool="refund", effect="write")),            # 2
         ("tool_result", result(1, "timeout")))                            # 3: unknown
     assert pgctx.fold(conn, CID, budget=EAGER).cursor == 3
-    add(conn, ("user", {"text": "any news?"}), ("assistant", {"text": "still checking"}))   # 4, 5
+    add(conn, ("user", pasted("any news?")), ("assistant", {"text": "still checking"}))     # 4, 5
     second = pgctx.fold(conn, CID, force=True)
     assert second.committed and second.cursor == 5
     summary = pgctx.committed_fold(conn, CID).summary
     assert summary["tool_state"]["call-1"]["status"] == "unknown"
-    ctx = pgctx.build_context(conn, CID, budget=BIG)
+    ctx = pgctx.build_context(conn, CID, fill=0, budget=BIG)
     check(conn, ctx)
     # the second fold had no risk trigger of its own: the first fold's unknown outcome is still live
     # (carried into the second fold's evidence), and the summary still tracks call-1 as unknown
@@ -241,14 +245,14 @@ def test_unknown_call_inherited_by_a_branch_stays_pinned(conn):
     """A branch continues its source's summary; a call that summary tracks as unknown is pinned
     in the branch's context as in the source's (its events live in the source's log)."""
     add(conn,
-        ("user", {"text": "refund 10086"}),                                # 1
+        ("user", pasted("refund 10086")),                                  # 1
         ("tool_call", call(1, tool="refund", effect="irreversible")),     # 2
         ("tool_result", result(1, "timeout")))                            # 3: unknown
     assert pgctx.fold(conn, CID, budget=EAGER).cursor == 3
-    source = pgctx.build_context(conn, CID, budget=BIG)
+    source = pgctx.build_context(conn, CID, fill=0, budget=BIG)
     assert [seq for seq, _ in source.evidence] == [2, 3]
     pgctx.fork_conversation(conn, CID, 3, "plan-b")
-    branch = pgctx.build_context(conn, "plan-b", budget=BIG)
+    branch = pgctx.build_context(conn, "plan-b", fill=0, budget=BIG)
     assert branch.cursor == 3 and "refund [order_id=10086] irreversible: unknown" in branch.messages[1]["content"]
     assert [seq for seq, _ in branch.evidence] == [2, 3], branch.evidence
     assert all("call call-1 is unknown" in reason for _, reason in branch.evidence)
@@ -280,7 +284,7 @@ def test_unfolded_events_all_present_at_every_fold_point(conn):
         pgctx.append(conn, CID, kind, payload)
         if n % 3 == 0:
             folds += pgctx.fold(conn, CID, force=True).committed
-        ctx = pgctx.build_context(conn, CID, budget=BIG, system=SYSTEM, current_message=CURRENT)
+        ctx = pgctx.build_context(conn, CID, fill=0, budget=BIG, system=SYSTEM, current_message=CURRENT)
         check(conn, ctx)
     assert folds >= 3
 
@@ -290,7 +294,7 @@ def test_a_conversation_without_a_fold_is_its_events(conn):
     # an event appended through SQL has no stored token count: the context counts it itself
     conn.execute("SELECT pgctx.append_event(%s, 'assistant', %s)", (CID, Jsonb({"text": "appended by psql"})))
     assert conn.execute("SELECT tokens FROM pgctx.events WHERE seq = 3").fetchone() == (None,)
-    ctx = pgctx.build_context(conn, CID, budget=BIG)
+    ctx = pgctx.build_context(conn, CID, fill=0, budget=BIG)
     by_section = check(conn, ctx)
     assert (ctx.version, ctx.cursor, ctx.evidence) == (0, 0, [])
     assert [name for name in SECTIONS if by_section[name]] == ["events"]
@@ -304,14 +308,21 @@ def test_a_conversation_without_a_fold_is_its_events(conn):
 
 
 def test_mandatory_parts_over_the_limit_raise_with_the_exact_excess(story):
-    full = pgctx.build_context(story, CID, budget=BIG, system=SYSTEM, current_message=CURRENT)
+    # where it would not fit otherwise, evidence is shortened to notes before anything is refused:
+    # the mandatory minimum has every piece of it shortened (evidence_share 0)
+    def tight(limit: int) -> Budget:
+        return Budget(window=limit, fixed_input=0, output=0, reasoning=0, margin=0, evidence_share=0)
+
+    full = pgctx.build_context(story, CID, fill=0, budget=tight(1_000_000), system=SYSTEM, current_message=CURRENT)
     mandatory = full.total_tokens
-    fits = pgctx.build_context(story, CID, budget=budget(mandatory), system=SYSTEM, current_message=CURRENT)
-    assert fits.total_tokens == fits.limit == mandatory
+    assert full.noted and mandatory < pgctx.build_context(story, CID, fill=0, budget=BIG, system=SYSTEM,
+                                                          current_message=CURRENT).total_tokens
+    fits = pgctx.build_context(story, CID, fill=0, budget=budget(mandatory), system=SYSTEM, current_message=CURRENT)
+    assert fits.total_tokens == fits.limit == mandatory  # (the share of B is all of it: shortened to fit)
     head = story.execute("SELECT head_seq FROM pgctx.conversations").fetchone()[0]
     for over in (1, 7, mandatory - 1):
         with pytest.raises(ContextOverBudget) as info:
-            pgctx.build_context(story, CID, budget=budget(mandatory - over), system=SYSTEM,
+            pgctx.build_context(story, CID, fill=0, budget=budget(mandatory - over), system=SYSTEM,
                                 current_message=CURRENT, memories=["optional"])
         assert info.value.over_by == over
         assert f"{mandatory} tokens" in str(info.value)
@@ -323,7 +334,7 @@ def test_mandatory_parts_over_the_limit_raise_with_the_exact_excess(story):
 def test_memories_kept_while_they_fit_and_total_never_exceeds_the_limit(story):
     memories = ["prefers morning deliveries", "lives on the 3rd floor; the lift is often broken",
                 "ok", "speaks Chinese and English; 把发票寄到公司地址", "VIP"]
-    everything = pgctx.build_context(story, CID, budget=BIG, system=SYSTEM, current_message=CURRENT,
+    everything = pgctx.build_context(story, CID, fill=0, budget=BIG, system=SYSTEM, current_message=CURRENT,
                                      memories=memories)
     memory_messages = check(story, everything)["memories"]
     assert [m["content"] for m in memory_messages] == [f"[memory] {m}" for m in memories]
@@ -331,7 +342,7 @@ def test_memories_kept_while_they_fit_and_total_never_exceeds_the_limit(story):
     mandatory = everything.total_tokens - sum(cost)
 
     for limit in range(mandatory, mandatory + sum(cost) + 3):
-        ctx = pgctx.build_context(story, CID, budget=budget(limit), system=SYSTEM, current_message=CURRENT,
+        ctx = pgctx.build_context(story, CID, fill=0, budget=budget(limit), system=SYSTEM, current_message=CURRENT,
                                   memories=memories)
         room, expected = limit - mandatory, []
         for text, tokens in zip(memories, cost):  # in the given order, each while it fits
@@ -342,14 +353,14 @@ def test_memories_kept_while_they_fit_and_total_never_exceeds_the_limit(story):
         assert [m["content"] for m in kept] == expected, limit
         assert ctx.dropped_memories == len(memories) - len(expected)
         assert ctx.total_tokens <= limit == ctx.limit
-    full = pgctx.build_context(story, CID, budget=budget(mandatory + sum(cost)), system=SYSTEM,
+    full = pgctx.build_context(story, CID, fill=0, budget=budget(mandatory + sum(cost)), system=SYSTEM,
                                current_message=CURRENT, memories=memories)
     assert full.dropped_memories == 0 and full.total_tokens == full.limit
 
 
 def test_fold_evidence_is_derived_at_insert_and_never_changes(conn):
     add(conn,
-        ("user", {"text": "refund 10086"}),                                # 1
+        ("user", pasted("refund 10086")),                                  # 1
         ("tool_call", call(1, tool="refund", effect="irreversible")),     # 2
         ("tool_result", result(1)))                                       # 3
     assert pgctx.fold(conn, CID, budget=EAGER).committed

@@ -19,6 +19,7 @@ from pgctx import erasure
 from pgctx.canonical import canonical_json, event_hash, genesis_hash
 from pgctx.errors import CheckpointRetention, CitesErasedEvent, InvalidErasure, InvalidRetentionPolicy, \
     ReservedEventKind, translated
+from tests.events import LOG, pasted
 
 SECRET = "Zq7-4111111111111111"
 
@@ -31,7 +32,7 @@ def story(conn, cid: str = "gdpr") -> None:
         {"kind": "tool_call", "payload": {"tool": "charge_card", "call_id": "c1", "effect": "write",
                                           "arguments": {"card": SECRET, "order_id": "77331"}, "idempotency_key": "k1"}},
         {"kind": "tool_result", "payload": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1",
-                                            "card": SECRET}},
+                                            "card": SECRET, "log": LOG}},
         {"kind": "assistant", "payload": {"text": "Done: order 77331 is paid."}},
     ])
     assert pgctx.fold(conn, cid, force=True).committed
@@ -105,16 +106,16 @@ def test_erased_content_is_gone_from_every_table_and_view(conn, connect_as, role
     assert SECRET not in text and "77331" not in text
     assert "[tool_call #2 erased: its content was removed (erasure at seq 5)]" in text
     # and a new fold over the erased events commits, citing none of them
-    pgctx.append(conn, "gdpr", "user", {"text": "hello again"})
+    pgctx.append(conn, "gdpr", "user", pasted("hello again"))
     assert pgctx.fold(conn, "gdpr", force=True).committed
     assert SECRET not in str(pgctx.committed_fold(conn, "gdpr").summary)
 
 
 def test_erasing_chosen_events_keeps_the_others_and_the_folds_before_them(conn, connect_as, roles):
-    pgctx.append_many(conn, "pick", [{"kind": "user", "payload": {"text": f"early {i}"}} for i in range(1, 4)])
+    pgctx.append_many(conn, "pick", [{"kind": "user", "payload": pasted(f"early {i}")} for i in range(1, 4)])
     assert pgctx.fold(conn, "pick", force=True).cursor == 3
     pgctx.append(conn, "pick", "user", {"text": f"oops, my password is {SECRET}"})
-    pgctx.append(conn, "pick", "assistant", {"text": "please never paste passwords"})
+    pgctx.append(conn, "pick", "assistant", {"text": f"please never paste passwords; here is the log instead:\n{LOG}"})
     assert pgctx.fold(conn, "pick", force=True).version == 2
     assert SECRET in str(pgctx.committed_fold(conn, "pick").summary)
 
@@ -122,9 +123,9 @@ def test_erasing_chosen_events_keeps_the_others_and_the_folds_before_them(conn, 
     assert (report["erased"], report["seqs"], report["checkpoints_removed"]) == (1, [[4, 4]], {"pick": [2]})
     assert report["fold_fallback"] == {"version": 1, "cursor": 3}  # the fold before the erased event stays
     assert holders(conn, SECRET) == []
-    assert [t for (t,) in conn.execute("SELECT payload->>'text' FROM pgctx.events WHERE conversation_id = 'pick'"
-                                       " AND kind <> 'erasure' ORDER BY seq")] == [
-        "early 1", "early 2", "early 3", None, "please never paste passwords"]
+    assert [t and t.split("\n")[0] for (t,) in conn.execute(
+        "SELECT payload->>'text' FROM pgctx.events WHERE conversation_id = 'pick' AND kind <> 'erasure' ORDER BY seq")] \
+        == ["early 1", "early 2", "early 3", None, "please never paste passwords; here is the log instead:"]
     head = conn.execute("SELECT version, cursor, fallback_reason FROM pgctx.fold_heads"
                         " WHERE conversation_id = 'pick'").fetchone()
     assert head == (1, 3, "erasure at seq 6 of pick")
@@ -237,7 +238,7 @@ def test_a_digest_taken_before_the_erasure_still_verifies_the_chain(conn, connec
 
 def test_a_fold_citing_an_erased_event_is_refused(conn):
     pgctx.append_many(conn, "cite", [{"kind": "user", "payload": {"text": "ship order 77331 to Berlin"}},
-                                     {"kind": "assistant", "payload": {"text": "ok"}}])
+                                     {"kind": "assistant", "payload": {"text": f"Noted. The carrier's log:\n{LOG}"}}])
     assert pgctx.fold(conn, "cite", force=True).committed
     candidate = pgctx.committed_fold(conn, "cite").summary  # valid, and citing event 1
     assert 1 in candidate["task"]["source_event_ids"]
@@ -255,7 +256,7 @@ def test_a_fold_citing_an_erased_event_is_refused(conn):
 def test_erasing_before_a_fork_point_reaches_the_branch(conn, connect_as, roles):
     story(conn, "src")
     pgctx.fork_conversation(conn, "src", 4, "br")
-    pgctx.append(conn, "br", "user", {"text": "and on the branch?"})
+    pgctx.append(conn, "br", "user", pasted("and on the branch?"))
     assert pgctx.fold(conn, "br", force=True).committed
     assert SECRET in str(pgctx.committed_fold(conn, "br").summary)  # inherited from the source's fold
 
@@ -274,10 +275,10 @@ def test_erasing_before_a_fork_point_removes_what_branches_of_branches_continue_
     # what the branch inherited holds an erased event, however many forks up it is
     story(conn, "src")
     pgctx.fork_conversation(conn, "src", 4, "br")
-    pgctx.append(conn, "br", "user", {"text": "and on the branch?"})
+    pgctx.append(conn, "br", "user", pasted("and on the branch?"))
     assert pgctx.fold(conn, "br", force=True).committed
     pgctx.fork_conversation(conn, "br", 5, "br2")  # continues from version 1 of br
-    pgctx.append(conn, "br", "user", {"text": "and later on the branch"})
+    pgctx.append(conn, "br", "user", pasted("and later on the branch"))
     assert pgctx.fold(conn, "br", force=True).version == 2
     with pytest.raises(CheckpointRetention, match="branch br2 continues from it"), translated():
         conn.execute("DELETE FROM pgctx.checkpoints WHERE conversation_id = 'br' AND version = 1")

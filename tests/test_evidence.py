@@ -1,13 +1,17 @@
 """Risk evidence stays raw beside the summary for as long as its risk is live (article 三.3;
 sql/165_fold_evidence.sql): carried from fold to fold, and released by the documented event for
-each kind of risk, not by the next fold."""
+each kind of risk, not by the next fold.
+
+The users here paste long logs (tests.events.pasted): a fold of a risky call and a few short words
+would not make the context smaller (the call stays raw beside the summary), and is not made.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 import pgctx
-from tests.events import call, result
+from tests.events import LOG, call, pasted, result
 
 CID = "evidence"
 
@@ -28,11 +32,11 @@ def pinned(conn) -> list[int]:
 
 
 def filler(n: int = 2) -> list[tuple[str, dict]]:
-    return [("user", {"text": "anything else?"}), ("assistant", {"text": "nothing new"})][:n]
+    return [("user", pasted("anything else?")), ("assistant", {"text": "nothing new"})][:n]
 
 
 def test_an_irreversible_call_stays_raw_until_its_work_is_closed(conn):
-    add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
+    add(conn, ("user", pasted("refund 10086")), ("tool_call", call(1, tool="refund", effect="irreversible")),
         ("tool_result", result(1)))
     for _ in range(3):  # fold after fold, the refund stays beside the summary
         fold(conn)
@@ -49,7 +53,7 @@ def test_an_irreversible_call_stays_raw_until_its_work_is_closed(conn):
 
 @pytest.mark.parametrize("closer", [("topic_switch", {"topic": "invoices"}), ("subtask_end", {"text": "done"})])
 def test_each_closing_event_releases_an_irreversible_call(conn, closer):
-    add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
+    add(conn, ("user", pasted("refund 10086")), ("tool_call", call(1, tool="refund", effect="irreversible")),
         ("tool_result", result(1)))
     fold(conn)
     add(conn, closer)
@@ -57,7 +61,7 @@ def test_each_closing_event_releases_an_irreversible_call(conn, closer):
 
 
 def test_an_unknown_outcome_stays_raw_until_the_service_answers(conn):
-    add(conn, ("user", {"text": "charge the fee"}), ("tool_call", call(1, tool="charge")),
+    add(conn, ("user", pasted("charge the fee")), ("tool_call", call(1, tool="charge")),
         ("tool_result", result(1, "timeout")))
     fold(conn)
     add(conn, *filler())
@@ -73,7 +77,7 @@ def test_an_unknown_outcome_stays_raw_until_the_service_answers(conn):
 
 
 def test_a_contradiction_within_a_call_stays_raw_until_a_later_answer(conn):
-    add(conn, ("user", {"text": "cancel it"}), ("tool_call", call(1, tool="cancel")), ("tool_result", result(1)),
+    add(conn, ("user", pasted("cancel it")), ("tool_call", call(1, tool="cancel")), ("tool_result", result(1)),
         ("status_query", {"call_id": "call-1", "outcome": "not_performed"}))
     fold(conn)
     add(conn, *filler())
@@ -87,7 +91,7 @@ def two_tools_disagree(conn) -> None:
     """Two stock tools report in_stock 3 and 0 for sku A: a contradiction at seqs 3 and 5."""
     conn.execute("SELECT pgctx.declare_tool('app_stock', 'read', ARRAY['sku']),"
                  " pgctx.declare_tool('wh_stock', 'read', ARRAY['sku'])")
-    add(conn, ("user", {"text": "is A in stock?"}),
+    add(conn, ("user", pasted("is A in stock?")),
         ("tool_call", {"tool": "app_stock", "call_id": "a", "arguments": {"sku": "A"}}),
         ("tool_result", {"call_id": "a", "outcome": "succeeded", "result": {"in_stock": 3}}),
         ("tool_call", {"tool": "wh_stock", "call_id": "w", "arguments": {"sku": "A"}}),
@@ -119,13 +123,13 @@ def test_a_contradiction_across_tools_stays_raw_until_a_later_reading(conn):
 def test_the_users_correction_of_the_field_settles_a_contradiction_across_tools(conn, correction, settles):
     two_tools_disagree(conn)
     fold(conn)
-    add(conn, ("user", {"text": "I counted the shelf myself"}), ("correction", correction))
+    add(conn, ("user", pasted("I counted the shelf myself")), ("correction", correction))
     assert pinned(conn) == ([] if settles else [3, 5])
 
 
 def test_a_write_that_changes_what_a_read_said_is_no_contradiction(conn):
     conn.execute("SELECT pgctx.declare_tool('get_order', 'read', ARRAY['order_id'])")
-    add(conn, ("user", {"text": "move 10086"}),
+    add(conn, ("user", pasted("move 10086")),
         ("tool_call", {"tool": "get_order", "call_id": "g", "arguments": {"order_id": "10086"}}),
         ("tool_result", {"call_id": "g", "outcome": "succeeded", "result": {"date": "2026-09-02"}}),
         ("tool_call", {"tool": "set_date", "call_id": "s", "effect": "write", "idempotency_key": "k",
@@ -140,7 +144,7 @@ def test_a_write_that_changes_what_a_read_said_is_no_contradiction(conn):
     (("verification", {"ok": False, "what": "address"}), ("verification", {"ok": True, "what": "address"})),
 ])
 def test_permissions_and_failed_verifications_stay_raw_until_superseded(conn, risk, release):
-    add(conn, ("user", {"text": "go ahead"}), risk)
+    add(conn, ("user", pasted("go ahead")), risk)
     fold(conn)
     add(conn, *filler())
     fold(conn)
@@ -153,7 +157,7 @@ def test_permissions_and_failed_verifications_stay_raw_until_superseded(conn, ri
 
 
 def test_a_restart_stays_raw_while_the_call_it_interrupted_is_unresolved(conn):
-    add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund")))
+    add(conn, ("user", pasted("refund 10086")), ("tool_call", call(1, tool="refund")))
     assert pgctx.recover(conn, CID)["recovery_event_seq"] == 3
     fold(conn)
     add(conn, *filler())
@@ -164,7 +168,7 @@ def test_a_restart_stays_raw_while_the_call_it_interrupted_is_unresolved(conn):
 
 
 def test_risk_live_by_sql(conn):
-    add(conn, ("user", {"text": "x"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
+    add(conn, ("user", pasted("x")), ("tool_call", call(1, tool="refund", effect="irreversible")),
         ("tool_result", result(1)), ("subtask_end", {"text": "done"}))
     live = "SELECT pgctx.risk_live(%s, %s::jsonb, %s, %s)"
     irreversible = '{"risk": "irreversible", "call_id": "call-1"}'
@@ -179,7 +183,7 @@ def test_the_fold_policy_counts_the_evidence_kept_raw(conn):
     fold due that the summary and the history alone would not, and fold() reports it."""
     log = "\n".join(f"scan {i}: parcel {i % 9} seen at hub {i % 7}" for i in range(250))
     add(conn, ("user", {"text": "refund 10086"}), ("tool_call", call(1, tool="refund", effect="irreversible")),
-        ("tool_result", result(1, log=log)))
+        ("tool_result", result(1, log=log)), ("assistant", {"text": f"Refund sent. The service's trace:\n{LOG}"}))
     fold(conn)
     n = 0
     while True:  # history after the fold, until it outweighs the summary (so a fold makes the context smaller)
@@ -205,6 +209,9 @@ def test_the_fold_policy_counts_the_evidence_kept_raw(conn):
     after = pgctx.build_context(conn, CID)
     assert [seq for seq, _ in after.evidence] == [2, 3]  # still live: nothing closed the refund's work
     (e_after,) = conn.execute("SELECT evidence_tokens FROM pgctx.fold_status(%s)", (CID,)).fetchone()
-    assert e_after == e and after.sections["evidence"] > e  # the context labels each evidence event (why it is kept)
+    # the context labels each evidence event (why it is kept), unless the run of folded events that
+    # fills the budget reaches it: there it is shown in place, as it was
+    assert e_after == e and pgctx.build_context(conn, CID, fill=0).sections["evidence"] > e
+    assert {2, 3} <= set(after.folded) and after.sections["evidence"] == 0
     assert done.tokens_after == after.sections["task"] + after.sections["summary"] + e + after.sections["events"]
     assert done.tokens_before == s + e + h

@@ -32,6 +32,7 @@ import pytest
 
 import pgctx
 from pgctx.folds import fold_request
+from tests.events import LOG
 from tests.fold_worker import TOOL_CALL
 from tests.test_fold_recovery import assert_quiet_rerun
 
@@ -118,7 +119,8 @@ def seed(conn, *, folded: bool) -> None:
     pgctx.append(conn, CID, "user", {"text": "order 10086 arrived damaged, please refund it"})
     pgctx.append(conn, CID, "tool_call", {"tool": "lookup_order", "call_id": "call-1", "idempotency_key": "idem-1",
                                           "arguments": {"order_id": "10086"}, "effect": "read"}, event_key="call-1")
-    pgctx.append(conn, CID, "tool_result", {"call_id": "call-1", "outcome": "succeeded", "request_id": "req-1"})
+    pgctx.append(conn, CID, "tool_result", {"call_id": "call-1", "outcome": "succeeded", "request_id": "req-1",
+                                            "log": LOG})
     pgctx.append(conn, CID, "assistant", {"text": "Order 10086: 25.00, delivered yesterday."})
     if not folded:
         return
@@ -128,7 +130,8 @@ def seed(conn, *, folded: bool) -> None:
     pgctx.append(conn, CID, "tool_call", {"tool": "update_order", "call_id": "call-2", "idempotency_key": "idem-2",
                                           "arguments": {"order_id": "10086", "address": "office"},
                                           "effect": "write"}, event_key="call-2")
-    pgctx.append(conn, CID, "tool_result", {"call_id": "call-2", "outcome": "succeeded", "request_id": "req-2"})
+    pgctx.append(conn, CID, "tool_result", {"call_id": "call-2", "outcome": "succeeded", "request_id": "req-2",
+                                            "log": LOG})
     pgctx.append(conn, CID, "assistant", {"text": "Noted: replacements go to the office."})
 
 
@@ -172,12 +175,15 @@ def assert_no_fold_twice(conn) -> None:
 
 
 def assert_folding_continues(conn, version: int, cursor: int) -> None:
-    """A new pgctx.fold() does not fold the range again; with a new event it folds only that event."""
+    """A new pgctx.fold() does not fold the range again; with new events it folds only those (a call
+    and its long result: a fold must make the context smaller)."""
     again = pgctx.fold(conn, CID, force=True)
     assert (again.committed, again.version, again.cursor) == (False, version, cursor), again
     assert again.reason.startswith("nothing to fold"), again
     before = fold_history(conn)
-    seq = pgctx.append(conn, CID, "user", {"text": "thanks"})
+    pgctx.append(conn, CID, "tool_call", {"tool": "track_parcel", "call_id": "call-9", "effect": "read",
+                                          "arguments": {"order_id": "10086"}})
+    seq = pgctx.append(conn, CID, "tool_result", {"call_id": "call-9", "outcome": "succeeded", "log": LOG})
     after = pgctx.fold(conn, CID, force=True)
     assert (after.committed, after.version, after.cursor) == (True, version + 1, seq), after
     *kept, new = fold_history(conn)

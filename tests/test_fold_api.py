@@ -18,12 +18,12 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 import pgctx
 from pgctx import errors
-from pgctx.folding import Trigger
+from pgctx.folding import Trigger, summary_tokens
 from pgctx.summary import SCHEMA_VERSION
 from pgctx.messages import event_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest
 from pgctx.tokens import Budget, TokenCounter
-from tests.events import EAGER, call, result
+from tests.events import EAGER, LOG, call, pasted, result
 
 CID = "order-10086"
 COUNTER = TokenCounter("o200k_base")  # the default model's encoding (gpt-4o-mini)
@@ -91,7 +91,7 @@ class Recording:
 
 
 def test_not_due_writes_nothing_and_force_folds(conn):
-    add(conn, ("user", {"text": "what is the status of order 10086?"}),
+    add(conn, ("user", pasted("what is the status of order 10086? here is what the carrier sent")),
         ("assistant", {"text": "let me look"}), ("user", {"text": "thanks"}))
     h = conn.execute("SELECT sum(tokens) FROM pgctx.events").fetchone()[0]
     before = snapshot(conn)
@@ -109,8 +109,9 @@ def test_not_due_writes_nothing_and_force_folds(conn):
     assert (forced.attempts, forced.summarizer, forced.conflicts, forced.triggers) == (1, "pgctx-builtin/2", [], ())
     assert forced.policy == "forced" and idle.policy == idle.reason == "not due: no capacity, structural or risk trigger"
     assert checkpoints(conn) == [(1, "COMMITTED", 0, 0, 3, None)]
-    # after the fold: the summary's task state and summary message, nothing unfolded
-    ctx = pgctx.build_context(conn, CID)
+    # after the fold: the summary's task state and summary message, nothing unfolded (and, with
+    # the rest of the budget to fill, the folded events raw beside it: not asked for here)
+    ctx = pgctx.build_context(conn, CID, fill=0)
     assert forced.tokens_after == ctx.sections["task"] + ctx.sections["summary"] == ctx.total_tokens
     assert not pgctx.fold(conn, CID, force=True).committed  # nothing left to fold
     with pytest.raises(errors.ConversationNotFound):
@@ -144,7 +145,7 @@ def test_token_sum_is_stored_at_append_and_summed_in_sql(conn):
 
 
 def test_capacity_trigger_fires_over_alpha_b(conn):
-    add(conn, *[("user", {"text": f"message {i} about order 10086"}) for i in range(6)])
+    add(conn, *[("user", pasted(f"message {i} about order 10086")) for i in range(6)])
     h = conn.execute("SELECT sum(tokens) FROM pgctx.events").fetchone()[0]
     before = snapshot(conn)
 
@@ -192,7 +193,7 @@ STRUCTURAL = {
 
 def test_structural_triggers_with_reason_and_evidence(conn):
     for name, (events, expected) in STRUCTURAL.items():
-        add(conn, ("user", {"text": f"case {name}"}), *events, cid=name)
+        add(conn, ("user", pasted(f"case {name}")), *events, cid=name)
         assert sql_triggers(conn, name) == expected, name
         done = pgctx.fold(conn, name, budget=EAGER)
         assert as_set(done.triggers) == expected, name
@@ -228,7 +229,7 @@ def test_risk_triggers_with_reason_and_evidence(conn):
                         ("status_query", {"call_id": "call-1", "outcome": "not_performed"})], set()),
     }
     for name, (events, expected) in cases.items():
-        add(conn, ("user", {"text": f"case {name}"}), *events, cid=name)
+        add(conn, ("user", pasted(f"case {name}")), *events, cid=name)
         risks = {t for t in sql_triggers(conn, name) if t[0] == "risk"}
         assert risks == expected, name
         done = pgctx.fold(conn, name, budget=EAGER)
@@ -237,7 +238,7 @@ def test_risk_triggers_with_reason_and_evidence(conn):
             assert done.committed, name
 
     # a call left running across a restart: recovery, and an unknown outcome without an answer
-    add(conn, ("user", {"text": "case recovery"}), ("tool_call", call(1)), cid="recovery")
+    add(conn, ("user", pasted("case recovery")), ("tool_call", call(1)), cid="recovery")
     assert pgctx.recover(conn, "recovery")["recovery_event_seq"] == 3
     expected = {("risk", "restart recovery", (3,)),
                 ("risk", "unknown outcome: update_order (call call-1) - ask the service by idempotency key k-1", (2,))}
@@ -259,7 +260,7 @@ def test_trigger_evidence_is_always_event_seqs(conn):
 
 
 def test_fold_stops_before_a_waiting_call_and_takes_it_with_its_result(conn):
-    add(conn, ("user", {"text": "move 10086 and 20086"}),          # 1
+    add(conn, ("user", pasted("move 10086 and 20086")),           # 1
         ("tool_call", call(1)),                                    # 2: waiting
         ("tool_call", call(2)), ("tool_result", result(2)),         # 3, 4
         ("assistant", {"text": "one done, one in flight"}))        # 5
@@ -281,7 +282,7 @@ def test_fold_stops_before_a_waiting_call_and_takes_it_with_its_result(conn):
 
 
 def test_an_approval_is_never_separated_from_the_goal_it_scopes(conn):
-    add(conn, ("user", {"text": "hello"}),                                                 # 1
+    add(conn, ("user", pasted("hello")),                                                   # 1
         ("user", {"text": "refund the delivery fee of 10086"}),                            # 2: the goal
         ("assistant", {"text": "I need approval"}),                                        # 3
         ("tool_call", call(1, tool="lookup", effect="read")),                             # 4: waiting
@@ -299,7 +300,7 @@ def test_an_approval_is_never_separated_from_the_goal_it_scopes(conn):
 
 
 def test_only_a_waiting_call_unfolded_is_not_committed(conn):
-    add(conn, ("user", {"text": "refund 10086"}))
+    add(conn, ("user", pasted("refund 10086")))
     assert pgctx.fold(conn, CID, force=True).cursor == 1
     add(conn, ("tool_call", call(1, tool="refund", effect="irreversible")))
     before = snapshot(conn)
@@ -316,7 +317,7 @@ def test_only_a_waiting_call_unfolded_is_not_committed(conn):
 
 
 def test_summarizer_gets_only_previous_summary_new_events_and_must_keep(conn):
-    add(conn, ("user", {"text": "move 10086 to tomorrow"}), ("tool_call", call(1)),
+    add(conn, ("user", pasted("move 10086 to tomorrow")), ("tool_call", call(1)),
         ("tool_result", result(1, "timeout")), ("assistant", {"text": "the carrier timed out"}))
     recorder = Recording()
     assert pgctx.fold(conn, CID, summarizer=recorder, budget=EAGER).cursor == 4
@@ -351,7 +352,7 @@ def test_each_request_carries_the_registered_schema_as_its_own_copy(conn):
 
     summarizer = Trimming()
     for text in ("move 10086 to tomorrow", "and the other order too"):
-        add(conn, ("user", {"text": text}))
+        add(conn, ("user", pasted(text)))
         assert pgctx.fold(conn, CID, summarizer=summarizer, force=True).committed
     assert len(summarizer.requests) == 2
 
@@ -413,7 +414,7 @@ def test_failure_leaves_everything_as_it_was(conn, name):
     add(conn, ("user", {"text": "move 10086, then refund the fee"}), ("tool_call", call(1)),
         ("tool_result", result(1)), ("assistant", {"text": "moved"}))
     assert pgctx.fold(conn, CID, budget=EAGER).committed
-    add(conn, ("user", {"text": "now the refund"}),
+    add(conn, ("user", pasted("now the refund")),
         ("tool_call", call(2, tool="refund", effect="irreversible")), ("tool_result", result(2, "timeout")))
     before = snapshot(conn)
     committed = pgctx.committed_fold(conn, CID)
@@ -459,22 +460,28 @@ class Interfering(Recording):
             if n in self.on:
                 self.other_versions.append(fold_to(other, self.cid, self.upto[n]) if n in self.upto
                                            else pgctx.fold(other, self.cid, force=True).version)
-                pgctx.append(other, self.cid, "user", {"text": f"meanwhile {n}"})
+                pgctx.append(other, self.cid, "user", pasted(f"meanwhile {n}"))
         return super().summarize(request)
+
+
+def counted(summary: dict, request: FoldRequest) -> int:
+    """The summary's tokens as fold() counts them (what prepare_fold is given)."""
+    return summary_tokens(COUNTER, summary, request.base_version + 1, request.to_seq)
 
 
 def fold_to(conn, cid: str, cursor: int) -> int:
     """Fold the committed cursor+1..cursor by hand (prepare and commit); the new version."""
     request = pgctx.folds.fold_request(conn, cid, cursor)
+    summary = BuiltinSummarizer().summarize(request)
     version = pgctx.prepare_fold(conn, cid, expected_version=request.base_version, expected_cursor=request.from_seq,
-                                 new_cursor=cursor, summary=BuiltinSummarizer().summarize(request))
+                                 new_cursor=cursor, summary=summary, tokens=counted(summary, request))
     pgctx.commit_fold(conn, cid, version)
     return version
 
 
 def story(conn, cid: str = CID) -> None:
     add(conn, ("user", {"text": "move 10086"}), ("tool_call", call(1)), ("tool_result", result(1)),
-        ("assistant", {"text": "moved"}), cid=cid)
+        ("assistant", {"text": f"moved; what the carrier logged:\n{LOG}"}), cid=cid)
 
 
 def test_a_lost_race_that_the_winner_covered_returns_covered(conn, dsn):
@@ -575,7 +582,7 @@ def test_conflict_with_one_attempt_raises_and_discards_the_candidate(conn, dsn):
     assert pgctx.committed_fold(conn, CID).version == 2
 
     # a conflict at prepare (the other folder committed while the model was thinking) prepares nothing
-    add(conn, ("user", {"text": "and the invoice"}))
+    add(conn, ("user", pasted("and the invoice")))
     before = len(checkpoints(conn))
     with pytest.raises(errors.FoldConflict):
         pgctx.fold(conn, CID, summarizer=Interfering(dsn), force=True, attempts=1)
@@ -588,7 +595,7 @@ def test_conflict_between_prepare_and_commit_is_retried(conn, dsn):
     with CommitInterposer.connect(dsn, autocommit=True) as folder, psycopg.connect(dsn, autocommit=True) as other:
         def other_folds_part_and_appends():
             fold_to(other, CID, 3)
-            pgctx.append(other, CID, "user", {"text": "meanwhile"})
+            pgctx.append(other, CID, "user", pasted("meanwhile"))
 
         folder.before_commit = other_folds_part_and_appends
         done = pgctx.fold(folder, CID, force=True)
@@ -626,7 +633,7 @@ def test_the_serialized_attempt_cannot_be_overtaken(conn, dsn):
             with psycopg.connect(dsn, autocommit=True) as other:
                 if not self.requests:  # the first attempt loses to a fold of 1..3
                     fold_to(other, CID, 3)
-                    pgctx.append(other, CID, "user", {"text": "meanwhile"})
+                    pgctx.append(other, CID, "user", pasted("meanwhile"))
                 else:  # the serialized attempt: the others wait
                     other.execute("SET lock_timeout = '200ms'")
                     for name, attempt in (("prepare", lambda: fold_to(other, CID, 4)),
@@ -648,9 +655,10 @@ def test_only_a_plain_update_by_the_owner_can_overtake_the_serialized_attempt(co
     story(conn)
     fold_to(conn, CID, 3)  # version 1 committed: 1..3
     request = pgctx.folds.fold_request(conn, CID, 4)
-    second = pgctx.prepare_fold(conn, CID, expected_version=1, expected_cursor=3, new_cursor=4,
-                                summary=BuiltinSummarizer().summarize(request))
-    add(conn, ("user", {"text": "one more"}))  # 5
+    summary = BuiltinSummarizer().summarize(request)
+    second = pgctx.prepare_fold(conn, CID, expected_version=1, expected_cursor=3, new_cursor=4, summary=summary,
+                                tokens=counted(summary, request))
+    add(conn, ("user", pasted("one more")))  # 5
     third: list[int] = []
 
     class OwnerCommits(Recording):
@@ -660,8 +668,9 @@ def test_only_a_plain_update_by_the_owner_can_overtake_the_serialized_attempt(co
                 if not self.requests:  # first attempt: commit 4 by hand, and prepare 5 on it
                     owner.execute(commit, (CID, second))
                     later = pgctx.folds.fold_request(owner, CID, 5)
+                    summary = BuiltinSummarizer().summarize(later)
                     third.append(pgctx.prepare_fold(owner, CID, expected_version=second, expected_cursor=4,
-                                                    new_cursor=5, summary=BuiltinSummarizer().summarize(later)))
+                                                    new_cursor=5, summary=summary, tokens=counted(summary, later)))
                 else:  # the serialized attempt: a plain UPDATE needs no lock
                     owner.execute(commit, (CID, third[0]))
             return super().summarize(request)
@@ -677,7 +686,7 @@ def test_only_a_plain_update_by_the_owner_can_overtake_the_serialized_attempt(co
 # every target: async connection and pool, sync pool, least-privileged role
 
 
-SCRIPT = [("user", {"text": "refund the fee of 10086"}),
+SCRIPT = [("user", pasted("refund the fee of 10086")),
           ("tool_call", call(1, tool="refund", effect="irreversible")),
           ("tool_result", result(1, "timeout"))]
 
@@ -776,7 +785,7 @@ def test_least_privileged_app_role_folds_and_builds_context(conn, dsn, connect_a
     assert ctx.version == 1 and [seq for seq, _ in ctx.evidence] == [2, 3]
     assert [r.outcome for r in pgctx.reconcile(app, CID, lambda c: {"outcome": "succeeded"})] == ["succeeded"]
     # the retry path and its serialization lock work for the app role too
-    add(app, ("user", {"text": "thanks"}), ("assistant", {"text": "you are welcome"}))
+    add(app, ("user", pasted("thanks, and this came too")), ("assistant", {"text": "you are welcome"}))
     racer = Interfering(dsn, on=(1,), login={"user": roles.app, "password": roles.password}, upto={1: 4})
     again = pgctx.fold(app, CID, summarizer=racer, force=True, attempts=2)
     assert again.committed and again.attempts == 2 and racer.lock_free == [True, False]

@@ -87,12 +87,14 @@ def summary_upto(conn, cursor: int, goal: str = "keep orders up to date", cid: s
             state.update(status="succeeded", request_id=payload["request_id"])
             state["source_event_ids"].append(seq)
     assert all(c["state"]["status"] == "succeeded" for c in calls.values()), "a boundary splits a call"
+    said = [{"decision": f"the user said: {payload['text']}", "status": "active", "source_event_ids": [seq]}
+            for seq, kind, payload in rows if kind == "user"]  # the user's messages are cited (PC120)
     return {
         "schema_version": 1,
         "task": {"goal": goal, "status": "running"},
         "facts": [{"key": "customer", "value": "alice", "confidence": "confirmed", "authority": "user",
                    "source_event_ids": [1], "status": "active"}],
-        "decisions": [],
+        "decisions": said,
         "tool_state": {call_id: c["state"] for call_id, c in calls.items()},
         "completed_actions": [{"action": f"update_order order_id={c['payload']['arguments']['order_id']}",
                                "status": "succeeded", "source_event_ids": c["state"]["source_event_ids"]}
@@ -110,8 +112,11 @@ def prepare(conn, cursor: int, goal: str = "keep orders up to date", cid: str = 
     here, a commit in between would make the candidate's range empty (FoldNotContinuous), not a
     conflict."""
     head = pgctx.committed_fold(conn, cid) if base is None else base
+    # weighed as 0 tokens: these histories are a few short events, smaller than any summary, and
+    # what they test is not the rule that a fold makes the context smaller (PC121)
     return pgctx.prepare_fold(conn, cid, expected_version=head.version, expected_cursor=head.cursor,
-                              new_cursor=cursor, summary=summary_upto(conn, cursor, goal, cid), schema_version=1)
+                              new_cursor=cursor, summary=summary_upto(conn, cursor, goal, cid), schema_version=1,
+                              tokens=0)
 
 
 def fold(conn, cursor: int, cid: str = CID) -> int:
@@ -372,7 +377,7 @@ conn = psycopg.connect(dsn, autocommit=True)
 if in_transaction:
     conn.execute("BEGIN")
 version = pgctx.prepare_fold(conn, cid, expected_version=0, expected_cursor=0, new_cursor=cursor, summary=summary,
-                             schema_version=1)
+                             schema_version=1, tokens=0)
 print(version, conn.info.backend_pid, conn.info.transaction_status.name, flush=True)
 time.sleep(600)
 """

@@ -117,10 +117,14 @@ class Story:
         if status in ("running", "unknown"):
             pending.append({"action": "ask the carrier (key k1) whether the date changed", "blocking": True,
                             "source_event_ids": [2]})
+        decisions = [{"decision": "use the carrier's API", "status": "active", "source_event_ids": [2]}]
         for seq, (kind, payload) in enumerate(self.events(), start=1):  # (no tail here answers one)
             if kind == "approval" and payload["status"] == "requested" and seq <= last:
                 pending.append({"action": f"wait for approval {payload['approval_id']}", "blocking": True,
                                 "source_event_ids": [seq]})
+            if kind == "user" and seq > 1 and seq <= last:  # the user's requests are cited (PC120)
+                decisions.append({"decision": f"the user said: {payload['text']}", "status": "active",
+                                  "source_event_ids": [seq]})
         done = status not in ("running", "unknown")
         if VERSION >= 2:
             state["subject"] = "order_id=10086"
@@ -128,7 +132,7 @@ class Story:
             "schema_version": VERSION,
             "task": {"goal": "move the delivery date", "status": status},
             "facts": facts,
-            "decisions": [{"decision": "use the carrier's API", "status": "active", "source_event_ids": [2]}],
+            "decisions": decisions,
             "tool_state": {"call-1": state},
             "completed_actions": [{"action": "update the delivery date", "status": status,
                                    "source_event_ids": sources}] if done else [],
@@ -155,13 +159,20 @@ def version(request) -> int:
     return VERSION
 
 
+# The summaries below are weighed as 0 tokens (prepare_fold's client count): the scripted story is a
+# few dozen tokens, which no summary can be smaller than, and the rule that a fold makes the
+# context smaller (PC121) has its own tests (tests/test_fold_fidelity.py). Each rule here is
+# tested apart from it.
+TOKENS = 0
+
+
 def prepare_fold(conn, cid, **fold) -> int:
     """pgctx.prepare_fold of the schema_version under test (unless the test names one)."""
-    return pgctx.prepare_fold(conn, cid, **{"schema_version": VERSION, **fold})
+    return pgctx.prepare_fold(conn, cid, **{"schema_version": VERSION, "tokens": TOKENS, **fold})
 
 
 def fold_violations(conn, cid, **fold) -> list[tuple[str, str]]:
-    return pgctx.fold_violations(conn, cid, **{"schema_version": VERSION, **fold})
+    return pgctx.fold_violations(conn, cid, **{"schema_version": VERSION, "tokens": TOKENS, **fold})
 
 
 def valid_summary(outcome: str | None = "succeeded", tail: tuple = (), last: int | None = None) -> dict:
@@ -176,6 +187,10 @@ def second_summary(story: Story = BASE) -> dict:
     facts = {f["key"]: f for f in summary["facts"]}
     facts["delivery_date"].update(value="2026-09-05", previous_value="2026-09-02",
                                   source_event_ids=[n + USER_AT, n + CORRECTION_AT])
+    # the user's request of the range is cited apart from the fact it set (PC120), so a test may
+    # change the fact's sources alone
+    summary["decisions"].append({"decision": "the user asked for 2026-09-05, in the afternoon", "status": "active",
+                                 "source_event_ids": [n + USER_AT]})
     return summary
 
 
@@ -286,8 +301,8 @@ def assert_refused(conn, code: str, *attempts: Callable[[], object]) -> list[Exc
 
 def prepare_sql(conn, *, expected_version, expected_cursor, new_cursor, summary, schema_version=None) -> int:
     return conn.execute(
-        "SELECT pgctx.prepare_fold(%s, %s, %s, %s, %s, %s)",
-        (CID, expected_version, expected_cursor, new_cursor, Jsonb(summary), schema_version or VERSION),
+        "SELECT pgctx.prepare_fold(%s, %s, %s, %s, %s, %s, tokens => %s)",
+        (CID, expected_version, expected_cursor, new_cursor, Jsonb(summary), schema_version or VERSION, TOKENS),
     ).fetchone()[0]
 
 
@@ -300,8 +315,8 @@ def head(conn) -> tuple[int, int]:
 def violations_sql(conn, *, new_cursor, summary, schema_version=None) -> list[tuple[str, str]]:
     version, cursor = head(conn)
     return conn.execute(
-        "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s)",
-        (CID, version, cursor, new_cursor, Jsonb(summary), schema_version or VERSION),
+        "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s, %s)",
+        (CID, version, cursor, new_cursor, Jsonb(summary), schema_version or VERSION, TOKENS),
     ).fetchall()
 
 
@@ -665,7 +680,11 @@ def test_recovery_turns_a_tracked_running_call_unknown(conn, tell):
     fold_first(conn, story, then=())
     assert pgctx.recover(conn, CID)["recovery_event_seq"] == 4
     assert derived_calls(conn)["call-1"][0] == "unknown"
-    unknown = edit("tool_state", "call-1", "status", value="unknown")(story.summary(last=4))
+    # the agent's next words, so the fold has something to fold (a lone recovery event is no
+    # smaller folded: PC121)
+    append(conn, [("assistant", {"text": "the restart interrupted the carrier call: asking the carrier by key k1"})])
+    unknown = edit("tool_state", "call-1", "status", value="unknown")(story.summary(last=5))
+    unknown["decisions"].append({"decision": "ask the carrier by key k1", "status": "active", "source_event_ids": [5]})
     assert_mutation_refused(conn, "PC107", unknown, edit("tool_state", "call-1", "status", value="running"))
 
 
@@ -1004,6 +1023,7 @@ def test_must_keep(conn, tell):
         "tool_calls": {"call-1": {**call, **({"subject": "order_id=10086"} if VERSION >= 2 else {})}},
         "identifiers": ["10086"],
         "open_approvals": [{"approval_id": "ap-1", "seq": 5}],
+        "requests": [1], "acknowledgements": [], "facts": [],
         **v2,
     }
     assert conn.execute("SELECT pgctx.must_keep(%s, 0, 7, NULL, %s)", (CID, VERSION)).fetchone()[0] == expected
@@ -1011,7 +1031,8 @@ def test_must_keep(conn, tell):
     # up to 5, ap-2 is not requested yet; from 4 on, call-1 is outside the range
     assert pgctx.must_keep(conn, CID, 4, 6, schema_version=VERSION) == {
         "omitted_event_range": {"from": 1, "to": 6}, "last_event_id": 6, "tool_calls": {}, "identifiers": [],
-        "open_approvals": [{"approval_id": "ap-1", "seq": 5}, {"approval_id": "ap-2", "seq": 6}], **v2}
+        "open_approvals": [{"approval_id": "ap-1", "seq": 5}, {"approval_id": "ap-2", "seq": 6}],
+        "requests": [], "acknowledgements": [], "facts": [], **v2}
     # identifiers come only from calls made in the range
     assert pgctx.must_keep(conn, CID, 2, 3, schema_version=VERSION)["identifiers"] == []
     assert set(pgctx.must_keep(conn, CID, 2, 3, schema_version=VERSION)["tool_calls"]) == {"call-1"}

@@ -106,10 +106,13 @@ def test_message_delta_round_trips_drops_replacements_and_appends():
 
 # --- real graphs -----------------------------------------------------------------------------
 
+SCANS = "".join(f"\n  {h:02d}:00 scanned at the depot, belt {h % 4}" for h in range(6, 18))
+
+
 @tool
 def lookup_order(order_id: str) -> str:
-    """Where an order is."""
-    return f"order {order_id}: packed, ships tomorrow"
+    """Where an order is (with the depot's scans: a turn long enough that folding it shrinks the context)."""
+    return f"order {order_id}: packed, ships tomorrow{SCANS}"
 
 
 def script(turns: int) -> list[AIMessage]:
@@ -295,7 +298,7 @@ def test_time_travel_forks_like_in_memory_saver(dsn):
             out = graph.invoke(None, fork)
             forks.append((shape(out["messages"]), history(graph, config)))
         assert forks[0] == forks[1]
-        assert [m[1] for m in forks[0][0]][:5] == ["Order 0?", "", "order 10000: packed, ships tomorrow",
+        assert [m[1] for m in forks[0][0]][:5] == ["Order 0?", "", f"order 10000: packed, ships tomorrow{SCANS}",
                                                    "Order 10000 ships tomorrow.", "Cancel it."]
         assert "Order 1?" not in [m[1] for m in forks[0][0]]  # the later turn is not on the fork
         assert pgctx.verify(saver.conn, "travel").ok

@@ -18,6 +18,7 @@ import pgctx
 from pgctx import errors
 from pgctx.schema import alembic_config, apply_sql_files, sql_files
 from tests.conftest import drop_database, new_database
+from tests.events import pasted
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -169,7 +170,7 @@ def test_upgrading_a_database_of_an_earlier_release_keeps_its_data_and_gives_the
                             " summary)) FROM pgctx.checkpoints").fetchone()[0]
         # the release's version 1 summary stays valid, and a version 2 fold continues it
         assert conn.execute("SELECT pgctx.summary_schema_error(1, summary) FROM pgctx.checkpoints").fetchone() == (None,)
-        pgctx.append(conn, "upgraded", "user", {"text": "thanks, and the invoice?"})
+        pgctx.append(conn, "upgraded", "user", pasted("thanks, and the invoice? the carrier sent this"))
         folded = pgctx.fold(conn, "upgraded", force=True)
         assert (folded.committed, folded.version) == (True, 2)
         latest = pgctx.committed_fold(conn, "upgraded").summary

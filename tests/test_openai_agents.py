@@ -22,6 +22,7 @@ from pgctx.folds import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 from pgctx.errors import FoldSplitsUnit, InvalidPayload, PayloadTooLarge, SummarizerFailed, UnrepresentableJSON
 from pgctx.integrations.openai_agents import PgctxSession
+from tests.events import pasted
 from tests.processes import kill_when_it_says
 
 set_tracing_disabled(True)
@@ -223,7 +224,7 @@ def test_retraction_and_clear_in_sql(conn):
 
 
 def test_a_fold_keeps_a_retracted_event_with_its_retraction(conn):
-    pgctx.append_many(conn, "r", [{"kind": "user", "payload": {"text": f"m{i}"}} for i in range(1, 5)])
+    pgctx.append_many(conn, "r", [{"kind": "user", "payload": pasted(f"m{i}")} for i in range(1, 5)])
     conn.execute("SELECT * FROM pgctx.retract_last('r')")  # seq 4, retracted at seq 5
     assert conn.execute("SELECT pgctx.fold_boundary('r', 4)").fetchone()[0] == 3
     problems = pgctx.fold_violations(conn, "r", base_version=0, base_cursor=0, new_cursor=4,
@@ -231,11 +232,11 @@ def test_a_fold_keeps_a_retracted_event_with_its_retraction(conn):
     assert ("PC103", "boundary 4 splits event 4 from its retraction (seq 5)") in problems
     folded = pgctx.fold(conn, "r", force=True)
     assert folded.committed and folded.cursor == 5
-    assert "m4" not in json.dumps(pgctx.committed_fold(conn, "r").summary)  # retracted: not carried
+    assert "m4\\n" not in json.dumps(pgctx.committed_fold(conn, "r").summary)  # retracted: not carried
 
 
 def test_a_commit_never_folds_an_event_retracted_since_it_was_prepared(conn):
-    pgctx.append_many(conn, "rc", [{"kind": "user", "payload": {"text": f"m{i}"}} for i in range(1, 5)])
+    pgctx.append_many(conn, "rc", [{"kind": "user", "payload": pasted(f"m{i}")} for i in range(1, 5)])
     request = fold_request(conn, "rc")
     version = pgctx.prepare_fold(conn, "rc", expected_version=0, expected_cursor=0, new_cursor=4,
                                  summary=BuiltinSummarizer().summarize(request))
@@ -246,13 +247,13 @@ def test_a_commit_never_folds_an_event_retracted_since_it_was_prepared(conn):
 
 
 def test_a_fold_after_a_clear_starts_over(conn):
-    pgctx.append_many(conn, "c", [{"kind": "user", "payload": {"text": "order 4711 to Berlin"}},
+    pgctx.append_many(conn, "c", [{"kind": "user", "payload": pasted("order 4711 to Berlin")},
                                   {"kind": "assistant", "payload": {"text": "ok"}}])
     assert pgctx.fold(conn, "c", force=True).committed
     conn.execute("SELECT pgctx.clear_view('c')")
     ctx = pgctx.build_context(conn, "c")
     assert ctx.summary is None and ctx.messages == []
-    pgctx.append(conn, "c", "user", {"text": "new topic: invoice 99"})
+    pgctx.append(conn, "c", "user", pasted("new topic: invoice 99"))
     assert pgctx.fold(conn, "c", force=True).committed
     summary = json.dumps(pgctx.committed_fold(conn, "c").summary)
     assert "4711" not in summary and "invoice 99" in summary

@@ -25,6 +25,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
 import pgctx
+from tests.events import pasted
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 
@@ -100,7 +101,7 @@ def test_the_agent_loop_runs_through_pgbouncer_with_shared_server_connections(bo
         cid = f"conv-{n}"
         try:
             for turn in range(3):
-                pgctx.append(pool, cid, "user", {"text": f"turn {turn}: move order 1008{n}"})
+                pgctx.append(pool, cid, "user", pasted(f"turn {turn}: move order 1008{n}"))
                 pgctx.append(pool, cid, "tool_call", {"tool": "update_order", "call_id": f"c{turn}", "effect": "write",
                                                       "idempotency_key": f"k-{n}-{turn}",
                                                       "arguments": {"order_id": f"1008{n}"}})
@@ -130,7 +131,7 @@ def test_the_agent_loop_runs_through_pgbouncer_with_shared_server_connections(bo
 
 
 def test_concurrent_folds_of_one_conversation_through_pgbouncer_commit_each_range_once(bouncer_dsn, conn):
-    pgctx.append_many(conn, "shared", [{"kind": "user", "payload": {"text": f"message {i}"}} for i in range(20)])
+    pgctx.append_many(conn, "shared", [{"kind": "user", "payload": pasted(f"message {i}")} for i in range(20)])
     barrier = threading.Barrier(4)
     results: list[pgctx.FoldResult] = []
 

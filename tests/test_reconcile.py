@@ -14,7 +14,7 @@ import pgctx
 from pgctx.messages import event_message
 from pgctx.reconcile import UnknownCall
 from pgctx.tokens import default_counter
-from tests.events import EAGER
+from tests.events import EAGER, pasted
 
 CID = "refund-77"
 
@@ -69,7 +69,7 @@ class Recorder:
 
 
 def test_timeout_is_resolved_by_idempotency_key_and_recorded_with_authority(conn):
-    pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
+    pgctx.append(conn, CID, "user", pasted("refund order 10086"))
     call_seq = add_call(conn, 1, outcome="timeout", tool="refund", effect="irreversible")
     assert side_effects(conn)["call-1"][0] == "unknown"
     calls_before = count_kind(conn, "tool_call")
@@ -169,7 +169,7 @@ BAD_ANSWERS = [None, "succeeded", {}, {"outcome": "maybe"}, {"outcome": "timeout
 
 
 def test_bad_resolver_answer_is_refused_and_nothing_appended(conn):
-    pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
+    pgctx.append(conn, CID, "user", pasted("refund order 10086"))
     add_call(conn, 1, outcome="timeout")
     before = head(conn)
     for bad in BAD_ANSWERS:
@@ -180,7 +180,7 @@ def test_bad_resolver_answer_is_refused_and_nothing_appended(conn):
 
 
 def test_resolver_failure_propagates_and_nothing_appended(conn):
-    pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
+    pgctx.append(conn, CID, "user", pasted("refund order 10086"))
     add_call(conn, 1, outcome="timeout")
     before = head(conn)
 
@@ -193,7 +193,7 @@ def test_resolver_failure_propagates_and_nothing_appended(conn):
 
 
 def test_a_reconciled_call_folds_with_the_service_answer(conn):
-    pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
+    pgctx.append(conn, CID, "user", pasted("refund order 10086"))
     add_call(conn, 1, outcome="timeout", tool="refund", effect="irreversible")
     first = pgctx.fold(conn, CID, budget=EAGER)
     assert first.committed
@@ -211,7 +211,7 @@ def test_a_reconciled_call_folds_with_the_service_answer(conn):
 def test_unknown_call_inherited_by_a_branch_is_reconciled(conn):
     """A branch's summary (continued from its source) tracks a call as unknown: reconcile on the
     branch asks about it, and the branch's next fold settles it."""
-    pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
+    pgctx.append(conn, CID, "user", pasted("refund order 10086"))
     add_call(conn, 1, outcome="timeout", tool="refund", effect="irreversible")
     assert pgctx.fold(conn, CID, budget=EAGER).cursor == 3
     pgctx.fork_conversation(conn, CID, 3, "plan-b")

@@ -461,7 +461,12 @@ class Fuzz(RuleBasedStateMachine):
             assert self.snapshot() == self.snap
             return
         if not done.committed:
-            assert not force or boundary == conv.cursor, done.reason
+            # a fold that would not make the context smaller is not made (PC121): the model does
+            # not weigh tokens, so it accepts that outcome, and checks that it changed nothing
+            if done.reason.startswith("not committed: "):
+                self.run.seen["fold not smaller"] += 1
+            else:
+                assert not force or boundary == conv.cursor, done.reason
             assert (done.version, done.cursor) == (conv.version, conv.cursor)
             assert self.snapshot() == self.snap
             return
@@ -487,12 +492,14 @@ class Fuzz(RuleBasedStateMachine):
             c["status"] in ("running", "unknown") for c in keep.get("tool_calls", {}).values())
         mutations = ["version", "cursor", "empty", "beyond"] + ["split"] * bool(split)
         if safe:
-            mutations += ["schema", "schema_version", "source", "last_event_id", "omitted"]
+            mutations += ["schema", "schema_version", "source", "last_event_id", "omitted", "grows"]
             mutations += ["tool_state", "status"] * bool(tracked) + ["pending"] * needs_pending
         valid = bool(safe) and data.draw(st.booleans(), label="valid")
         mutation = None if valid else data.draw(st.sampled_from(mutations), label="mutation")
+        # weighed as 0 tokens (the model does not weigh tokens): a candidate is refused as not making
+        # the context smaller (PC121) only when all it folds stays raw as evidence
         args = dict(expected_version=conv.version, expected_cursor=conv.cursor, new_cursor=cursor,
-                    summary=summary, schema_version=SCHEMA_VERSION)
+                    summary=summary, schema_version=SCHEMA_VERSION, tokens=0)
         expected: type[errors.PgctxError] | None = None
         if mutation == "version":
             args["expected_version"] += data.draw(st.sampled_from((-1, 1)))
@@ -544,13 +551,21 @@ class Fuzz(RuleBasedStateMachine):
         elif mutation == "pending":
             summary["pending"] = []
             expected = errors.MustKeepMissing
+        elif mutation == "grows":
+            args["tokens"] = 10 ** 9  # a summary larger than any context
+            expected = errors.FoldGrowsContext
         # the chain is verified from the committed cursor to the new one before the candidate is read
         if mutation not in ("version", "cursor") and conv.broken(args["new_cursor"]):
             expected = errors.ChainBroken
         if expected is not None:
             self.refused(expected, lambda: pgctx.prepare_fold(self.app, cid, **args))
             return
-        version = pgctx.prepare_fold(self.app, cid, **args)
+        try:
+            version = pgctx.prepare_fold(self.app, cid, **args)
+        except errors.FoldGrowsContext:
+            assert self.snapshot() == self.snap  # what it would fold stays raw as evidence: refused, nothing changed
+            self.run.seen["prepare not smaller"] += 1
+            return
         assert version == self.next_version(cid)
         self.run.seen["prepared"] += 1
         self.record(cid, version)
@@ -697,9 +712,11 @@ class Fuzz(RuleBasedStateMachine):
         outcome = []
         for version in sorted(v for v, cp in self.cps[cid].items() if cp.phase == "PREPARED"):
             cp = self.cps[cid][version]
+            (tokens,) = self.app.execute("SELECT tokens FROM pgctx.checkpoints WHERE conversation_id = %s"
+                                         " AND version = %s", (cid, version)).fetchone()  # as recover weighs it
             passes = (first_bad is None or first_bad > cp.cursor) and not pgctx.fold_violations(
                 self.app, cid, base_version=cp.base_version, base_cursor=cp.base_cursor, new_cursor=cp.cursor,
-                summary=cp.summary)
+                summary=cp.summary, tokens=tokens)
             outcome.append((version, "committed" if passes else "discarded"))
             if passes:
                 break
