@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pgctx import db
+from pgctx.baselines import last_messages
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import (
     ANSWERS, call_message, erasure_of, event_message, note, output_message, pinned_note, summary_message,
@@ -182,21 +183,17 @@ def _evidence_message(row: tuple[Any, ...]) -> dict[str, Any]:
 
 def _fill(counter: TokenCounter, rows: list[tuple[Any, ...]], room: int) -> list[tuple[Any, ...]]:
     """The newest folded events (``rows``, in seq order, ending at the cursor) within ``room``
-    tokens, as trimming would take them, less what would break a unit: an answer whose call is
-    older than the run, an approval whose goal is (the summary covers them)."""
-    used, start = 0, len(rows)
-    for i in range(len(rows) - 1, -1, -1):
-        r = rows[i]
-        n = r[4] if r[4] is not None else counter.message_tokens(event_message(r[2], r[3], r[1]))
-        if used + n > room:
-            break
-        used, start = used + n, i
-    run = rows[start:]
-    seqs = {r[1] for r in run}
-    calls = {r[3].get("call_id") for r in run if r[2] == "tool_call"}
-    return [r for r in run if not (r[2] in ANSWERS and r[3].get("call_id") not in calls)
-            and not (r[2] == "approval" and isinstance(r[3].get("scopes_event"), int)
-                     and r[3]["scopes_event"] < r[1] and r[3]["scopes_event"] not in seqs)]
+    tokens as trimming takes them (:func:`pgctx.baselines.last_messages`: the newest whole events,
+    less an answer whose call did not fit), less an approval whose goal did not (the summary
+    covers them)."""
+    by_seq = {r[1]: r for r in rows}
+    history = [(r[1], r[2], r[3], r[4] if r[4] is not None else counter.message_tokens(event_message(r[2], r[3], r[1])))
+               for r in rows]
+    kept = last_messages(history, room)
+    seqs = {e[0] for e in kept}
+    return [by_seq[seq] for seq, kind, payload, _ in kept
+            if not (kind == "approval" and isinstance(payload.get("scopes_event"), int)
+                    and payload["scopes_event"] < seq and payload["scopes_event"] not in seqs)]
 
 
 def _render_events(out: _Assembler, section: str, events: list[tuple[Any, ...]],

@@ -306,15 +306,19 @@ COMMENT ON FUNCTION pgctx.last_clear(text, bigint) IS
 -- A fact event's subject as pgctx writes subjects ('name=value, ...', names in byte order, as
 -- tool_calls writes a call's): a string as it is, an object {"name": value, ...} in that form
 -- (pgctx.facts.subject_text is the same rule in Python), anything else none.
+-- PL/pgSQL: a SQL function with a subquery is not inlined, and Citus cannot plan a non-inlined SQL
+-- function's parameters (scaling.md); must_keep calls this on every fold.
 CREATE OR REPLACE FUNCTION pgctx.subject_text(subject jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT CASE jsonb_typeof(subject)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN CASE jsonb_typeof(subject)
                WHEN 'string' THEN subject #>> '{}'
                WHEN 'object' THEN (SELECT string_agg(p.k || '=' || CASE jsonb_typeof(p.v) WHEN 'string' THEN p.v #>> '{}'
                                                                     ELSE pgctx.canonical_text(p.v) END,
                                                      ', ' ORDER BY p.k COLLATE "C")
                                      FROM jsonb_each(subject) AS p(k, v))
-           END
+           END;
+END
 $$;
 
 COMMENT ON FUNCTION pgctx.subject_text(jsonb) IS
