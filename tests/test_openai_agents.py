@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import typing
 
 import psycopg
@@ -311,6 +312,39 @@ def test_background_folds_commit_one_winner(dsn):
     with psycopg.connect(dsn) as conn:
         assert pgctx.verify(conn, "bg").ok
         assert conn.execute("SELECT count(*) FROM pgctx.fold_heads WHERE conversation_id = 'bg'").fetchone()[0] == 1
+
+
+class Gated(BuiltinSummarizer):
+    """The built-in summarizer, its first call held until the test lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate, self.calls = threading.Event(), 0
+
+    def summarize(self, request):
+        self.calls += 1
+        assert self.gate.wait(30), "the test never opened the gate"
+        return super().summarize(request)
+
+
+def test_a_background_fold_folds_again_after_the_turns_that_came_while_it_ran(dsn):
+    # The first fold's range is read before turns 2..19 arrive; without another round the
+    # session would end with a fold due and nothing left to trigger it.
+    summarizer = Gated()
+
+    async def main():
+        async with await session_on(dsn, "bg-again", budget=SMALL, summarizer=summarizer,
+                                    background_folds=True) as s:
+            for i in range(20):
+                await s.add_items(turn(i))
+            summarizer.gate.set()
+            await s.wait_for_folds()
+
+    run(main())
+    assert summarizer.calls >= 2
+    with psycopg.connect(dsn) as conn:
+        after = pgctx.fold(conn, "bg-again", budget=SMALL, summarizer=summarizer)
+        assert not after.committed and after.policy.startswith("not due"), after
 
 
 def test_session_settings_limit_is_the_default_limit(dsn):

@@ -162,7 +162,8 @@ class PgctxSession:
     summarizer). A fold that fails or is refused is logged and loses nothing (the session keeps
     serving the previous summary and the raw tail); ``strict=True`` raises it instead.
     ``background_folds=True`` folds in a task so a turn never waits on the summarizer (a pool
-    only: a fold's last attempt holds a transaction open across the summarizer call).
+    only: a fold's last attempt holds a transaction open across the summarizer call); turns
+    added while it runs get another round.
     """
 
     def __init__(self, session_id: str, conn: AsyncConnection | AsyncConnectionPool, *,
@@ -183,6 +184,7 @@ class PgctxSession:
         self.fold_error: PgctxError | None = None
         self._counter = self.budget.counter()
         self._fold_task: asyncio.Task[None] | None = None
+        self._fold_pending = False  # events were appended since the background fold began
         self._owned_pool: AsyncConnectionPool | None = None
         self._max_payload: int | None = None  # pgctx.max_payload_bytes(), read once
 
@@ -252,8 +254,9 @@ class PgctxSession:
             return
         await pgctx.append_many(self.conn, self.session_id, events, tenant=self.tenant, counter=self._counter)
         if self.background_folds:
+            self._fold_pending = True
             if self._fold_task is None or self._fold_task.done():
-                self._fold_task = asyncio.create_task(self._fold())
+                self._fold_task = asyncio.create_task(self._fold_in_background())
         else:
             await self._fold()
 
@@ -281,6 +284,15 @@ class PgctxSession:
             pass  # recorded before with other metadata: the first record stands
 
     # --- folding -------------------------------------------------------------------------
+
+    async def _fold_in_background(self) -> None:
+        # A fold reads its range when it starts: the events appended while it ran were not in
+        # it, and the fold it decided on may not have shrunk the context without them (PC121).
+        # So it folds again until a round starts with nothing new, rather than leave a due fold
+        # to the next turn, which may never come.
+        while self._fold_pending:
+            self._fold_pending = False
+            await self._fold()
 
     async def _fold(self) -> None:
         try:
