@@ -34,13 +34,13 @@ VERIFY_CHAIN = (
 CHAIN_HEADS = "SELECT conversation_id, head_seq, head_hash FROM pgctx.chain_heads ORDER BY conversation_id"
 PREPARE_FOLD = (
     "SELECT pgctx.prepare_fold(%s, expected_version => %s, expected_cursor => %s, new_cursor => %s,"
-    " summary => %s, schema_version => %s, summarizer => %s, tokens => %s)"
+    " summary => %s, schema_version => %s, summarizer => %s, tokens => %s, horizon => %s)"
 )
 COMMIT_FOLD = "SELECT pgctx.commit_fold(%s, %s)"
 DISCARD_FOLD = "SELECT pgctx.discard_fold(%s, %s, %s)"
 RECOVER = "SELECT pgctx.recover(%s, full_check => %s)"
-MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s, %s, %s)"
-FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s, %s)"
+MUST_KEEP = "SELECT pgctx.must_keep(%s, %s, %s, %s, %s, %s)"
+FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %s, %s, %s, %s, %s, %s)"
 COMMITTED_FOLD = "SELECT version, cursor, summary FROM pgctx.committed_fold(%s)"
 FORK = "SELECT pgctx.fork_conversation(%s, %s, %s)"
 CONFIRM_MAINLINE = "SELECT pgctx.confirm_mainline(%s)"
@@ -48,13 +48,15 @@ COMMITTED_FOLD_AND_HEAD = (
     "SELECT f.version, f.cursor, f.summary, c.head_seq"
     " FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f WHERE c.conversation_id = %s"
 )
-# the must-keep items (of schema_version sv) and the events of a fold of lo+1..hi onto committed version v
+# the must-keep items (of schema_version sv, horizon hz) and the events of a fold of lo+1..hi onto
+# committed version v
 _FOLD_INPUT = (
-    "pgctx.must_keep({c}, {lo}, {hi}, pgctx.base_summary({c}, {v}), {sv}) AS must_keep,"
+    "pgctx.must_keep({c}, {lo}, {hi}, pgctx.base_summary({c}, {v}), {sv}, {hz}) AS must_keep,"
     " (SELECT jsonb_agg(jsonb_build_array(e.seq, e.kind, e.payload, e.tokens) ORDER BY e.seq) FROM pgctx.events e"
     "   WHERE e.conversation_id = {c} AND e.seq > {lo} AND e.seq <= {hi}) AS events"
 )
-FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s", sv="%(sv)s")
+FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s", sv="%(sv)s",
+                                            hz="%(hz)s")
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
 # fold_status (the policy: whether a fold is due, and where it ends) and the committed summary, in
 # one snapshot, with the fold's input when one is due or forced (a forced fold goes to the full
@@ -66,7 +68,7 @@ FOLD_STATUS = (
     " pgctx.base_summary(%(c)s, s.version), i.hi, i.must_keep, i.events"
     " FROM pgctx.fold_status(%(c)s, %(capacity)s, %(floor)s, %(tail)s) s"
     " LEFT JOIN LATERAL (SELECT x.hi, " + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="x.hi", v="s.version",
-                                                             sv="%(sv)s")
+                                                             sv="%(sv)s", hz="%(hz)s")
     + " FROM (SELECT CASE WHEN %(force)s THEN s.full_boundary ELSE s.boundary END AS hi) x"
     " WHERE x.hi > s.cursor AND (%(force)s OR s.due) OFFSET 0) i ON true"
 )

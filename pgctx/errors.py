@@ -193,6 +193,10 @@ class FoldGrowsContext(PgctxError):
     sqlstate = "PC121"
 
 
+class InvalidFoldHorizon(PgctxError):
+    sqlstate = "PC122"
+
+
 class BundleError(PgctxError):
     """An audit bundle or digest file is malformed (raised by the offline tools, no SQLSTATE)."""
 

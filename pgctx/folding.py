@@ -137,7 +137,7 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             try:
                 prepared = yield from db.first(db.Query(db.PREPARE_FOLD, (
                     conversation_id, request.base_version, request.from_seq, request.to_seq, _jsonb(candidate),
-                    SCHEMA_VERSION, summarizer.id, tokens)))
+                    SCHEMA_VERSION, summarizer.id, tokens, request.horizon)))
             except FoldGrowsContext as exc:
                 # the policy's estimate let it through; the exact rule (PC121) says it would not
                 # shrink the context: nothing is stored, the events stay raw
@@ -174,14 +174,15 @@ def _status(conversation_id: str, budget: Budget, force: bool) -> db.Op[_Status]
     """The committed fold, head, unfolded tokens, triggers, the policy's reason and, if a fold is
     due (or forced), its request."""
     rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold, floor=budget.floor,
-                                               tail=budget.tail, force=force, sv=SCHEMA_VERSION))
+                                               tail=budget.tail, force=force, sv=SCHEMA_VERSION,
+                                               hz=budget.horizon))
     if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
     version, cursor, head, unfolded, evidence, triggers, _due, reason, summary, hi, keep, events = rows[0]
     committed = CommittedFold(version, cursor, summary)
     parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers)
     request = None if keep is None else make_request(conversation_id, committed, hi, keep, events,
-                                                     summary_schema(), budget)
+                                                     summary_schema(), budget, budget.horizon)
     return _Status(committed, head, unfolded, evidence, parsed, reason, request)
 
 

@@ -58,15 +58,17 @@ def prepare_fold(
     schema_version: int = SCHEMA_VERSION,
     summarizer: str | None = None,
     tokens: int | None = None,
+    horizon: int | None = None,
 ) -> int:
     """Validate and store a candidate summary PREPARED; returns its version.
 
     ``tokens`` is the summary's token count as the working context shows it (see
     :func:`pgctx.folding.summary_tokens`), stored for the fold policy and weighed by the rule that
     a fold makes the context smaller (PC121); None: the database estimates it from the summary's
-    JSON (``pgctx.estimated_tokens``: bytes / 4)."""
+    JSON (``pgctx.estimated_tokens``: bytes / 4). ``horizon`` is the one the candidate's must-keep
+    items were derived with (``FoldRequest.horizon``; None: the default, 12)."""
     params = (conversation_id, expected_version, expected_cursor, new_cursor, _jsonb(dump(summary)),
-              schema_version, summarizer, tokens)
+              schema_version, summarizer, tokens, horizon)
     return db.run(conn, db.first(db.Query(db.PREPARE_FOLD, params)))
 
 
@@ -89,11 +91,12 @@ def recover(conn: db.Connectable, conversation_id: str, *, full_check: bool = Fa
 
 
 def must_keep(conn: db.Connectable, conversation_id: str, from_seq: int, to_seq: int,
-              previous: dict[str, Any] | None = None, schema_version: int = SCHEMA_VERSION) -> dict[str, Any]:
+              previous: dict[str, Any] | None = None, schema_version: int = SCHEMA_VERSION,
+              horizon: int | None = None) -> dict[str, Any]:
     """What a summary (of ``schema_version``) of events from_seq+1..to_seq continuing ``previous``
-    must keep (derived in SQL)."""
+    must keep (derived in SQL; ``horizon``: the resolved writes kept in full, None: 12)."""
     return db.run(conn, db.first(db.Query(db.MUST_KEEP, (conversation_id, from_seq, to_seq, _jsonb(previous),
-                                                         schema_version))))
+                                                         schema_version, horizon))))
 
 
 def fold_violations(
@@ -106,21 +109,25 @@ def fold_violations(
     summary: BaseModel | dict[str, Any],
     schema_version: int = SCHEMA_VERSION,
     tokens: int | None = None,
+    horizon: int | None = None,
 ) -> list[tuple[str, str]]:
     """Every (sqlstate, message) prepare_fold would refuse this candidate for; empty if none
-    (``tokens``: the summary's count, as for prepare_fold)."""
-    params = (conversation_id, base_version, base_cursor, new_cursor, _jsonb(dump(summary)), schema_version, tokens)
+    (``tokens`` and ``horizon`` as for prepare_fold)."""
+    params = (conversation_id, base_version, base_cursor, new_cursor, _jsonb(dump(summary)), schema_version, tokens,
+              horizon)
     return db.run(conn, db.rows(db.Query(db.FOLD_VIOLATIONS, params)))
 
 
 def fold_request(conn: db.Connectable, conversation_id: str, new_cursor: int | None = None,
-                 schema_version: int = SCHEMA_VERSION) -> FoldRequest:
-    """What a summarizer needs to fold the committed cursor+1 .. new_cursor (default: the head)."""
-    return db.run(conn, fold_request_op(conversation_id, new_cursor, schema_version))
+                 schema_version: int = SCHEMA_VERSION, horizon: int | None = None) -> FoldRequest:
+    """What a summarizer needs to fold the committed cursor+1 .. new_cursor (default: the head),
+    its must-keep items derived with ``horizon`` (None: the default; pass the request's to
+    prepare_fold)."""
+    return db.run(conn, fold_request_op(conversation_id, new_cursor, schema_version, horizon))
 
 
 def fold_request_op(conversation_id: str, new_cursor: int | None = None,
-                    schema_version: int = SCHEMA_VERSION) -> db.Op[FoldRequest]:
+                    schema_version: int = SCHEMA_VERSION, horizon: int | None = None) -> db.Op[FoldRequest]:
     # one transaction, so the committed fold, the head and what the request reads agree
     yield db.Begin
     rows = yield db.Query(db.COMMITTED_FOLD_AND_HEAD, (conversation_id,))
@@ -128,13 +135,13 @@ def fold_request_op(conversation_id: str, new_cursor: int | None = None,
         raise ConversationNotFound.of(conversation_id)
     version, cursor, summary, head = rows[0]
     request = yield from fold_input_op(conversation_id, CommittedFold(version, cursor, summary),
-                                       head if new_cursor is None else new_cursor, schema_version)
+                                       head if new_cursor is None else new_cursor, schema_version, horizon)
     yield db.End
     return request
 
 
 def fold_input_op(conversation_id: str, base: CommittedFold, to_seq: int,
-                  schema_version: int = SCHEMA_VERSION) -> db.Op[FoldRequest]:
+                  schema_version: int = SCHEMA_VERSION, horizon: int | None = None) -> db.Op[FoldRequest]:
     """The request for folding base.cursor+1 .. to_seq onto the committed fold ``base``.
 
     One statement: the events and the must-keep items (derived in SQL from base's summary, read
@@ -142,17 +149,19 @@ def fold_input_op(conversation_id: str, base: CommittedFold, to_seq: int,
     when another fold commits meanwhile (that fold's commit then makes this one's a conflict).
     """
     keep, events = db.one((yield db.Query(db.FOLD_INPUT, dict(c=conversation_id, lo=base.cursor, hi=to_seq,
-                                                              v=base.version, sv=schema_version))))
+                                                              v=base.version, sv=schema_version,
+                                                              hz=horizon))))
     schema = summary_schema() if schema_version == SCHEMA_VERSION else \
         (yield from db.first(db.Query(db.SUMMARY_SCHEMA, (schema_version,))))
-    return make_request(conversation_id, base, to_seq, keep, events, schema)
+    return make_request(conversation_id, base, to_seq, keep, events, schema, horizon=horizon)
 
 
 def make_request(conversation_id: str, base: CommittedFold, to_seq: int, keep: dict[str, Any],
-                 events: list[list[Any]] | None, schema: dict[str, Any], budget: Budget | None = None) -> FoldRequest:
+                 events: list[list[Any]] | None, schema: dict[str, Any], budget: Budget | None = None,
+                 horizon: int | None = None) -> FoldRequest:
     """A FoldRequest from what db.FOLD_INPUT (or db.FOLD_STATUS) read."""
     return FoldRequest(conversation_id, base.cursor, to_seq, base.summary, [Event(*e) for e in events or ()], keep,
-                       schema, base_version=base.version, budget=budget)
+                       schema, base_version=base.version, budget=budget, horizon=horizon)
 
 
 def summary_schema() -> dict[str, Any]:

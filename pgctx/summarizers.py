@@ -120,6 +120,7 @@ class FoldRequest:
     schema: dict[str, Any]
     base_version: int = 0  # the committed version the request continues (what the fold's CAS expects)
     budget: Budget | None = None  # the caller's budget (summary_limit: what the summary should stay within)
+    horizon: int | None = None  # the resolved writes must_keep kept in full (None: 12); prepare_fold needs the same
 
 
 class Summarizer(Protocol):
@@ -415,7 +416,7 @@ def _tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
                                                                      "status": call["status"]})
         entry["count"] += 1
         entry["source_event_ids"] = [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])
-        entry["action"] = f"{call['tool']}: {entry['count']} earlier call(s) (request ids in pgctx.side_effects)"
+        entry["action"] = f"{call['tool']} x{entry['count']} earlier"  # (request ids: pgctx.side_effects)
     # the calls still in tool_state show their own status: only the collapsed need an action
     s["completed_actions"] = list(per_tool.values())
 
@@ -513,8 +514,13 @@ def _bound(s: dict[str, Any], budget: Budget, cursor: int, kept: _Kept) -> None:
         return
     counter = budget.counter()
     sections = ("decisions", "open_questions", "user_requests", "facts", "constraints")
+    # the requests the database makes it cite go to their values first (those that bind the agent
+    # excepted: a rule is its words): they stay cited, and the context's raw events show the newest
+    # of them whole while they fit
+    required = [("user_requests", r) for r in s["user_requests"]
+                if kept("user_requests", r) and not binding(r["text"])]
     for shorten in (True, False):  # first the user's words shortened to their values, then dropped too
-        for name, item in _drop_order(s, sections, kept):
+        for name, item in (required if shorten else []) + _drop_order(s, sections, kept):
             before = counter.count(item_line(name, item)) + 1
             statement = name == "user_requests"
             values = literals(item["text"]) if shorten and statement else []
@@ -524,6 +530,8 @@ def _bound(s: dict[str, Any], budget: Budget, cursor: int, kept: _Kept) -> None:
                 total -= before - counter.count(item_line(name, item)) - 1
             elif shorten and statement and item["text"].startswith(LITERALS):
                 continue  # already its values: dropped in the second pass, if at all
+            elif kept(name, item):
+                continue  # required, and no values to shorten it to: it stays as it is
             else:
                 s[name].remove(item)
                 total -= before

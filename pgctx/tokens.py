@@ -220,6 +220,16 @@ class Budget:
         return int(self.summary_share * self.history_budget)
 
     @property
+    def horizon(self) -> int:
+        """The resolved tool calls a summary keeps in full (``pgctx.must_keep``): 12 writes (and
+        a quarter as many reads) in a large window, fewer in a small one, so that the tool state a fold
+        must keep (about 30 tokens a call) takes under a third of :attr:`summary_limit`: none under
+        a summary limit of 100 tokens (B < 250 by default), where the facts the calls' results
+        established are worth more than their entries. The others collapse into one completed
+        action per tool and status; unresolved calls are always kept."""
+        return min(12, self.summary_limit // 100)
+
+    @property
     def input_limit(self) -> int:
         """Everything the working context may send: the window less output, reasoning and margin."""
         return self.window - self.output - self.reasoning - self.margin

@@ -98,7 +98,9 @@ INSERT INTO pgctx.error_codes (sqlstate, name, meaning) VALUES
     ('PC120', 'FoldHidesContent',
      'the summary would hide what it folds: one of the newest user messages of the range, a fact declared in it, or everything (a hollow summary)'),
     ('PC121', 'FoldGrowsContext',
-     'the fold would not make the working context (summary, evidence kept raw, unfolded events) smaller')
+     'the fold would not make the working context (summary, evidence kept raw, unfolded events) smaller'),
+    ('PC122', 'InvalidFoldHorizon',
+     'a fold horizon (the resolved tool calls a summary keeps in full) is negative')
 ON CONFLICT (sqlstate) DO UPDATE SET name = excluded.name, meaning = excluded.meaning;
 
 COMMENT ON TABLE pgctx.error_codes IS

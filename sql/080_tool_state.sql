@@ -26,8 +26,10 @@
 --   * Bounded tool state (schema_version 2 and later): a summary grows with the live state, not
 --     with the history. Every unresolved call (planned, running, unknown) is always kept; of the
 --     resolved calls the range touched or the previous summary tracked, the newest by call seq
---     are kept with their exact status, request id and failure reason (the horizon: 12 writes and
---     irreversible calls, 3 reads, whose results live on as facts), and the others are listed as
+--     are kept with their exact status, request id and failure reason (the horizon: by default 12
+--     writes and irreversible calls and 3 reads, whose results live on as facts; a fold for a small
+--     window asks for fewer, `horizon` writes and a quarter as many reads, and the checkpoint
+--     records the horizon it was validated with, 090), and the others are listed as
 --     "collapsed": a summary may drop them from tool_state, and collapses the writes among them
 --     into one completed action per tool and status (their request ids stay in the events and
 --     pgctx.side_effects). Version 1 keeps every call of the range and every write with a request
@@ -358,8 +360,12 @@ DROP FUNCTION IF EXISTS pgctx.must_keep(text, bigint, bigint, jsonb);
 -- tracked; for version 2, all of them, which stay tracked while unresolved or within the
 -- horizon (see the header). "collapsed" lists, for version 2, the resolved calls beyond it.
 -- PL/pgSQL, one statement: Citus cannot plan a non-inlined SQL function's parameters.
+-- Before this revision must_keep had no horizon (it was always 12 writes and 3 reads).
+DROP FUNCTION IF EXISTS pgctx.must_keep(text, bigint, bigint, jsonb, integer);
+
 CREATE OR REPLACE FUNCTION pgctx.must_keep(conversation_id text, from_seq bigint, to_seq bigint,
-                                           previous jsonb DEFAULT NULL, schema_version integer DEFAULT 2)
+                                           previous jsonb DEFAULT NULL, schema_version integer DEFAULT 2,
+                                           horizon integer DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
@@ -367,8 +373,13 @@ SET jit = off AS $$
 #variable_conflict use_column
 DECLARE
     cleared bigint := pgctx.last_clear(must_keep.conversation_id, to_seq);
+    writes  integer := coalesce(horizon, 12);  -- NULL: the default horizon (and every checkpoint before it)
     said    jsonb;
 BEGIN
+    IF writes < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'PC122',
+            MESSAGE = format('a fold horizon is a number of resolved calls to keep, at least 0, not %s', horizon);
+    END IF;
     -- the range's events a summary takes content from: after the last clear, neither retracted
     -- (a retraction is folded with its event: 200) nor erased. Of them: the user's messages, of
     -- which the newest three that are not bare acknowledgements must be cited (PC120) and the
@@ -420,7 +431,7 @@ BEGIN
             -- kept: unresolved, or within the horizon (version 2), or any (version 1)
             SELECT d.*, (schema_version < 2 OR d.unresolved
                          OR row_number() OVER (PARTITION BY d.unresolved, d.effect = 'read' ORDER BY d.call_seq DESC)
-                            <= CASE WHEN d.effect = 'read' THEN 3 ELSE 12 END) AS kept
+                            <= CASE WHEN d.effect = 'read' THEN writes / 4 ELSE writes END) AS kept
               FROM derived d
         )
         SELECT jsonb_build_object(
@@ -448,5 +459,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint, jsonb, integer) IS
-    'What a summary of schema_version covering from_seq+1..to_seq, continuing from previous, must keep (article 七.2): tool call states, identifiers, open approvals, omitted range; for version 2 also the calls collapsed beyond the horizon.';
+COMMENT ON FUNCTION pgctx.must_keep(text, bigint, bigint, jsonb, integer, integer) IS
+    'What a summary of schema_version covering from_seq+1..to_seq, continuing from previous, must keep (article 七.2): tool call states, identifiers, open approvals, omitted range; for version 2 also the calls collapsed beyond the horizon (resolved writes kept in full, NULL: 12; reads: a quarter as many).';

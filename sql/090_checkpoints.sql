@@ -55,6 +55,12 @@ CREATE INDEX IF NOT EXISTS checkpoints_prepared ON pgctx.checkpoints (conversati
 -- of the checksum; NULL when the preparer gave none (counted as 0).
 ALTER TABLE pgctx.checkpoints ADD COLUMN IF NOT EXISTS tokens integer CHECK (tokens >= 0);
 
+-- The horizon the candidate was validated with (pgctx.must_keep: the resolved calls a summary
+-- keeps in full; NULL: the default, as for every checkpoint before 0013), so recovery re-checks a
+-- PREPARED fold by the rules it was prepared under. Not part of the checksum: it is how the
+-- summary was checked, not what it says. (No CHECK: must_keep refuses a negative one, PC122.)
+ALTER TABLE pgctx.checkpoints ADD COLUMN IF NOT EXISTS horizon integer;
+
 CREATE TABLE IF NOT EXISTS pgctx.fold_heads (
     conversation_id  text PRIMARY KEY,
     version          integer NOT NULL DEFAULT 0,

@@ -157,8 +157,9 @@ $$;
 COMMENT ON FUNCTION pgctx.fold_lock_key(text) IS
     'The advisory lock key of a conversation''s folds: prepare_fold, commit_fold and recover take it shared, serialize_folds and erasure exclusive.';
 
--- Before 0013 fold_violations took no token count (and did not weigh the context).
+-- Before 0013 fold_violations took no token count (and did not weigh the context), nor a horizon.
 DROP FUNCTION IF EXISTS pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer);
+DROP FUNCTION IF EXISTS pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer, integer);
 
 CREATE OR REPLACE FUNCTION pgctx.fold_violations(
     conversation_id text,
@@ -167,7 +168,8 @@ CREATE OR REPLACE FUNCTION pgctx.fold_violations(
     new_cursor bigint,
     summary jsonb,
     schema_version integer,
-    tokens integer DEFAULT NULL
+    tokens integer DEFAULT NULL,
+    horizon integer DEFAULT NULL
 ) RETURNS TABLE (sqlstate text, message text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
@@ -204,7 +206,7 @@ BEGIN
 
     previous := pgctx.base_summary(conversation_id, base_version);
     base := previous;
-    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor, previous, schema_version);
+    keep := pgctx.must_keep(conversation_id, base_cursor, new_cursor, previous, schema_version, horizon);
     viewed_from := greatest(base_cursor, pgctx.last_clear(conversation_id, new_cursor));
     IF viewed_from > base_cursor THEN
         previous := NULL;  -- the range holds a clear: the summary starts over after it (200)
@@ -540,8 +542,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer, integer) IS
-    'Every reason prepare_fold would refuse this candidate (empty = acceptable), each with its SQLSTATE; tokens: the client''s count of the summary (NULL: estimated from its JSON).';
+COMMENT ON FUNCTION pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer, integer, integer) IS
+    'Every reason prepare_fold would refuse this candidate (empty = acceptable), each with its SQLSTATE; tokens: the client''s count of the summary (NULL: estimated from its JSON); horizon: must_keep''s (NULL: the default).';
 
 -- Lock (creating if needed) the conversation's CAS row; checks the caller may fold it.
 CREATE OR REPLACE FUNCTION pgctx.lock_fold_head(conversation_id text) RETURNS pgctx.fold_heads
@@ -572,6 +574,7 @@ COMMENT ON FUNCTION pgctx.lock_fold_head(text) IS
 
 -- Before 0006 prepare_fold took no token count.
 DROP FUNCTION IF EXISTS pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text);
+DROP FUNCTION IF EXISTS pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer);
 
 CREATE OR REPLACE FUNCTION pgctx.prepare_fold(
     conversation_id text,
@@ -581,7 +584,8 @@ CREATE OR REPLACE FUNCTION pgctx.prepare_fold(
     summary jsonb,
     schema_version integer,
     summarizer text DEFAULT NULL,
-    tokens integer DEFAULT NULL
+    tokens integer DEFAULT NULL,
+    horizon integer DEFAULT NULL
 ) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp AS $$
@@ -626,7 +630,7 @@ BEGIN
     SELECT array_agg(v.sqlstate || ': ' || v.message), (array_agg(v.sqlstate))[1], (array_agg(v.message))[1]
       INTO problems, first_state, first_message
       FROM pgctx.fold_violations(conversation_id, head.version, head.cursor, new_cursor, canonical, schema_version,
-                                 tokens) v;
+                                 tokens, horizon) v;
     IF problems IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = first_state, MESSAGE = first_message,
             DETAIL = array_to_string(problems, E'\n');
@@ -639,15 +643,16 @@ BEGIN
     -- the checksum is left to the insert trigger, which derives it (computing it here too would
     -- only have the trigger recompute it to compare)
     INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,
-                                   schema_version, summary, summarizer, tenant, tokens)
+                                   schema_version, summary, summarizer, tenant, tokens, horizon)
     VALUES (conversation_id, new_version, 'PREPARED', head.version, head.cursor, new_cursor, at_cursor,
-            schema_version, canonical, summarizer, head.tenant, coalesce(tokens, pgctx.estimated_tokens(canonical)));
+            schema_version, canonical, summarizer, head.tenant, coalesce(tokens, pgctx.estimated_tokens(canonical)),
+            horizon);
     RETURN new_version;
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer) IS
-    'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED (tokens: the client''s count of it as the working context shows it; NULL: estimated from its JSON, pgctx.estimated_tokens); returns its version.';
+COMMENT ON FUNCTION pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer, integer) IS
+    'Validate a candidate summary of events expected_cursor+1..new_cursor and store it PREPARED (tokens: the client''s count of it as the working context shows it; NULL: estimated from its JSON, pgctx.estimated_tokens; horizon: the resolved calls must_keep keeps in full, NULL: the default, recorded for recovery''s re-check); returns its version.';
 
 -- Under the conversation's fold-head lock (and its tenancy checks), the checkpoint or PC111.
 CREATE OR REPLACE FUNCTION pgctx.locked_checkpoint(conversation_id text, version integer) RETURNS pgctx.checkpoints

@@ -66,7 +66,7 @@ BEGIN
     END IF;
     SELECT v.sqlstate || ': ' || v.message INTO problem
       FROM pgctx.fold_violations(cp.conversation_id, cp.base_version, cp.base_cursor, cp.cursor,
-                                 cp.summary, cp.schema_version, cp.tokens) v
+                                 cp.summary, cp.schema_version, cp.tokens, cp.horizon) v
      LIMIT 1;
     RETURN problem;
 END

@@ -19,7 +19,7 @@ GRANT SELECT ON pgctx.checkpoints, pgctx.fold_heads, pgctx.verified_points, pgct
     TO pgctx_app, pgctx_auditor;
 
 GRANT EXECUTE ON FUNCTION
-    pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer),
+    pgctx.prepare_fold(text, integer, bigint, bigint, jsonb, integer, text, integer, integer),
     pgctx.commit_fold(text, integer),
     pgctx.discard_fold(text, integer, text),
     pgctx.recover(text, boolean),
@@ -28,8 +28,8 @@ GRANT EXECUTE ON FUNCTION
     pgctx.confirm_mainline(text)
     TO pgctx_app;
 GRANT EXECUTE ON FUNCTION
-    pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer, integer),
-    pgctx.must_keep(text, bigint, bigint, jsonb, integer),
+    pgctx.fold_violations(text, integer, bigint, bigint, jsonb, integer, integer, integer),
+    pgctx.must_keep(text, bigint, bigint, jsonb, integer, integer),
     pgctx.acknowledgement(text),
     pgctx.message_text(text, jsonb),
     pgctx.subject_text(jsonb),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+import psycopg
 import pytest
 
 import pgctx
@@ -83,11 +84,77 @@ def test_tool_state_keeps_unresolved_calls_the_newest_12_writes_and_3_reads(conn
     # the built-in candidate passes: the collapsed writes are one completed action with their count
     summary, fold = candidate(conn)
     assert set(summary["tool_state"]) == kept
-    assert summary["completed_actions"] == [{"action": "update_order: 3 earlier call(s) (request ids in "
-                                             "pgctx.side_effects)", "status": "succeeded", "tool": "update_order",
-                                             "count": 3, "source_event_ids": [12, 13]}]  # w3, the newest of them
+    assert summary["completed_actions"] == [{"action": "update_order x3 earlier", "status": "succeeded",
+                                             "tool": "update_order", "count": 3,
+                                             "source_event_ids": [12, 13]}]  # w3, the newest of them
     assert pgctx.fold_violations(conn, CID, base_version=0, base_cursor=0, new_cursor=63, summary=summary) == []
 
+
+
+def _writes_and_reads(conn) -> None:
+    add(conn, ("user", {"text": "update order 10086"}), *write_call(0, outcome="timeout"))  # unknown, oldest
+    for n in range(1, 7):
+        add(conn, *write_call(n), *read_call(n))
+
+
+def test_a_smaller_horizon_keeps_fewer_resolved_calls_and_never_an_unresolved_one(conn):
+    _writes_and_reads(conn)
+    for horizon, writes, reads in ((12, 6, 3), (4, 4, 1), (2, 2, 0), (0, 0, 0)):
+        keep = pgctx.must_keep(conn, CID, 0, 27, horizon=horizon)
+        kept = set(keep["tool_calls"])
+        assert "w0" in kept, horizon  # unresolved: kept whatever the horizon
+        assert kept - {"w0"} == {f"w{n}" for n in range(7 - writes, 7)} | {f"lookup-{n}" for n in range(7 - reads, 7)}
+        assert set(keep["collapsed"]) == ({f"w{n}" for n in range(1, 7)} | {f"lookup-{n}" for n in range(1, 7)}) - kept
+    assert pgctx.must_keep(conn, CID, 0, 27) == pgctx.must_keep(conn, CID, 0, 27, horizon=12)  # None: the default
+
+
+def test_a_negative_horizon_is_refused_through_sql_and_python(conn):
+    _writes_and_reads(conn)
+    with pytest.raises(errors.InvalidFoldHorizon):
+        pgctx.must_keep(conn, CID, 0, 27, horizon=-1)
+    summary, fold = candidate(conn)
+    with pytest.raises(errors.InvalidFoldHorizon):
+        pgctx.prepare_fold(conn, CID, summary=summary, horizon=-1, **fold)
+    with pytest.raises(psycopg.Error) as raw:
+        conn.execute("SELECT pgctx.fold_violations(%s, 0, 0, 27, '{}', 2, NULL, -1)", (CID,))
+    assert raw.value.sqlstate == "PC122"
+    conn.rollback()
+    assert conn.execute("SELECT count(*) FROM pgctx.checkpoints").fetchone()[0] == 0  # nothing stored
+
+
+def test_a_fold_is_validated_and_recovered_with_the_horizon_it_was_prepared_for(conn):
+    _writes_and_reads(conn)
+    request = fold_request(conn, CID, horizon=2)
+    assert request.horizon == 2 and set(request.must_keep["tool_calls"]) == {"w0", "w5", "w6"}
+    summary = BuiltinSummarizer().summarize(request)
+    fold = dict(expected_version=0, expected_cursor=0, new_cursor=request.to_seq, summary=summary, tokens=0)
+    # checked with the default horizon, the calls it collapsed are missing
+    assert any(state == "PC108" for state, _ in pgctx.fold_violations(
+        conn, CID, base_version=0, base_cursor=0, new_cursor=request.to_seq, summary=summary, tokens=0))
+    with pytest.raises(errors.MustKeepMissing):
+        pgctx.prepare_fold(conn, CID, **fold)
+    version = pgctx.prepare_fold(conn, CID, horizon=2, **fold)
+    assert conn.execute("SELECT horizon FROM pgctx.checkpoints WHERE version = %s", (version,)).fetchone()[0] == 2
+    # the folder is gone before its commit: recovery re-checks it by its own horizon, and commits it
+    report = pgctx.recover(conn, CID)
+    assert [p["action"] for p in report["prepared"]] == ["committed"]
+    assert pgctx.committed_fold(conn, CID).version == version
+
+
+@pytest.mark.parametrize(("window", "horizon"), [(256, 0), (512, 1), (1024, 3), (2048, 6), (4096, 12), (128_000, 12)])
+def test_the_default_horizon_follows_the_window(window, horizon):
+    assert Budget(window=window).horizon == horizon
+
+
+def test_fold_in_a_small_window_collapses_what_its_horizon_leaves_out(conn):
+    _writes_and_reads(conn)
+    small = Budget(window=1024, alpha=0.2, raw_tail=0.01)  # horizon 3: a fold is due, and leaves no tail
+    done = pgctx.fold(conn, CID, budget=small)
+    assert done.committed, done.reason
+    summary = pgctx.committed_fold(conn, CID).summary
+    assert set(summary["tool_state"]) == {"w0", "w4", "w5", "w6"}  # unresolved, and the newest 3 writes
+    assert {(a["tool"], a["count"]) for a in summary["completed_actions"]} == {("update_order", 3)}
+    assert conn.execute("SELECT horizon FROM pgctx.checkpoints WHERE version = %s", (done.version,)).fetchone()[0] == 3
 
 def test_collapsed_writes_must_be_summarized_and_stay_summarized(conn):
     add(conn, ("user", {"text": "update order 10086"}))

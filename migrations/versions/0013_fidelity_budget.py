@@ -6,8 +6,11 @@ with pgctx.estimated_tokens); must_keep lists the requests to cite, the acknowle
 declared facts (080); the evidence a context keeps raw is pgctx.pinned_evidence, for any
 checkpoint (170), and a checkpoint's recorded evidence pgctx.fold_evidence (165);
 context_events(id, fill) adds the newest folded events while they fit, and each evidence row's
-chain hash (170). Every file is applied again, as in 0011. Stored formats are unchanged: existing
-rows stay valid, readable and verifiable (checkpoints keep the token counts they have).
+chain hash (170); must_keep, fold_violations and prepare_fold take a horizon (the resolved calls
+a summary keeps in full, for small windows; PC122 below 0), which checkpoints record in a new
+nullable column (090) for recovery's re-check. Every file is applied again, as in 0011. Stored
+formats are unchanged: existing rows stay valid, readable and verifiable (checkpoints keep the
+token counts they have; their horizon is NULL, the default they were validated with).
 
 Revision ID: 0013
 Revises: 0012
