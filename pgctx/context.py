@@ -40,8 +40,8 @@ from pgctx import db
 from pgctx.baselines import last_messages
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import (
-    ANSWERS, call_message, erasure_of, event_message, note, output_message, pinned_note, summary_message,
-    task_message, to_input_items,
+    NOTE_CHARS, ANSWERS, call_message, erasure_of, event_message, evidence_note, note, output_message, pinned_note,
+    summary_message, task_message, to_input_items,
 )
 from pgctx.tokens import Budget, TokenCounter
 
@@ -106,15 +106,20 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
     shown_pinned = [pinned[seq] for seq in sorted(pinned) if seq not in brought]
     if current:
         out.add("current", {"role": "user", "content": current})
-    # evidence within its share of B; where the rest would not fit either, shortened further
+    # evidence within its share of B; where the rest would not fit either, shortened further,
+    # until it fits or shortening gains nothing more
+    # (the notes keep less of each event's content at each step: the seq, reason and chain hash stay)
     share = budget.evidence_limit
-    while True:
-        evidence = _evidence(counter, share, shown_pinned)
-        kept_raw = sum(n for _, _, n, _ in evidence)
-        raw_left = sum(row[4] or n for row, _, n, shortened in evidence if not shortened)
-        if out.total + kept_raw <= budget.input_limit or raw_left == 0:
-            break
-        share = raw_left - (out.total + kept_raw - budget.input_limit)
+    evidence = _evidence(counter, share, shown_pinned, NOTE_CHARS)
+    kept_raw = sum(n for _, _, n, _ in evidence)
+    for chars in (NOTE_CHARS, NOTE_CHARS // 4, 0):
+        while out.total + kept_raw > budget.input_limit:
+            raw_left = sum(row[4] or n for row, _, n, shortened in evidence if not shortened)
+            share = min(share, raw_left) - (out.total + kept_raw - budget.input_limit)
+            shorter = _evidence(counter, share, shown_pinned, chars)
+            if sum(n for _, _, n, _ in shorter) >= kept_raw:
+                break
+            evidence, kept_raw = shorter, sum(n for _, _, n, _ in shorter)
     if out.total + kept_raw > budget.input_limit:
         over = out.total + kept_raw - budget.input_limit
         raise ContextOverBudget(
@@ -156,29 +161,33 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
                           [r[1] for r in run], sorted(noted))
 
 
-def _evidence(counter: TokenCounter, share: int,
-              rows: list[tuple[Any, ...]]) -> list[tuple[tuple[Any, ...], dict[str, Any], int, bool]]:
+def _evidence(counter: TokenCounter, share: int, rows: list[tuple[Any, ...]],
+              chars: int) -> list[tuple[tuple[Any, ...], dict[str, Any], int, bool]]:
     """The evidence kept beside the summary, as (row, message, tokens, shortened): raw, newest
-    first, while it fits in ``share`` tokens; the older as pinned notes."""
+    first, while it fits in ``share`` tokens; the older as pinned notes keeping ``chars`` of their
+    content, where a note is shorter (a short event stays raw)."""
     raw = [(row, _evidence_message(row)) for row in rows]
     # the share holds the events' own tokens (as stored); each is sent with its label, counted too
     content = [row[4] if row[4] is not None else counter.message_tokens(m) for row, m in raw]
     total = sum(content)
     shown = []
     for (row, message), n in zip(raw, content):  # oldest first
+        tokens = counter.message_tokens(message)
         if total > share:
             total -= n
-            message = pinned_note(row[2], row[3], row[1], row[5], row[6])
-            shown.append((row, message, counter.message_tokens(message), True))
-        else:
-            shown.append((row, message, counter.message_tokens(message), False))
+            pinned = pinned_note(row[2], row[3], row[1], row[5], row[6], chars)
+            shorter = counter.message_tokens(pinned)
+            if shorter < tokens:
+                shown.append((row, pinned, shorter, True))
+                continue
+        shown.append((row, message, tokens, False))
     return shown
 
 
 def _evidence_message(row: tuple[Any, ...]) -> dict[str, Any]:
     _, seq, kind, payload, _, reason, _ = row
     return event_message(kind, payload, seq) if erasure_of(payload) is not None \
-        else note(kind, payload, f" #{seq}, kept raw: {reason}")
+        else evidence_note(kind, payload, seq, reason)
 
 
 def _fill(counter: TokenCounter, rows: list[tuple[Any, ...]], room: int) -> list[tuple[Any, ...]]:

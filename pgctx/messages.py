@@ -31,19 +31,36 @@ def note(kind: str, payload: dict[str, Any], label: str = "") -> dict[str, Any]:
 NOTE_CHARS = 240  # what a pinned note keeps of an event's content
 
 
-def pinned_note(kind: str, payload: dict[str, Any], seq: int, reason: str, chain_hash: bytes | None) -> dict[str, Any]:
+def evidence_note(kind: str, payload: dict[str, Any], seq: int, reason: str) -> dict[str, Any]:
+    """Evidence kept raw beside the summary: the event as a note, with its seq and why it is kept
+    (:func:`kept_for`)."""
+    return note(kind, payload, f" #{seq}, kept raw: {kept_for(payload, reason)}")
+
+
+def kept_for(payload: dict[str, Any], reason: str) -> str:
+    """Why evidence is kept, said once: a reason naming the event's own call ("... (call X)")
+    without the call, which the event itself names; in a small window the labels are a fair share
+    of what evidence costs."""
+    own = f" (call {payload.get('call_id')})"
+    return reason[:-len(own)] if payload.get("call_id") is not None and reason.endswith(own) else reason
+
+
+def pinned_note(kind: str, payload: dict[str, Any], seq: int, reason: str, chain_hash: bytes | None,
+                chars: int = NOTE_CHARS) -> dict[str, Any]:
     """Evidence over its share of the budget, shortened: the event's seq, why it is pinned and its
-    chain hash (the event stays verifiable: pgctx.verify_chain, pgctx.events.hash), then the start
-    of its content as one line (a call's tool and arguments, an answer's outcome and fields)."""
+    chain hash (the event stays verifiable: pgctx.verify_chain, pgctx.events.hash), then the first
+    ``chars`` of its content as one line (a call's tool and arguments, an answer's outcome and
+    fields)."""
     if kind == "tool_call":
         content = f"{payload.get('tool', '')}({canonical_json(payload.get('arguments', {}))})"
     else:
         content = canonical_json({k: v for k, v in payload.items() if k != "call_id"} if kind in ANSWERS else payload)
-    if len(content) > NOTE_CHARS:
-        content = content[:NOTE_CHARS] + "..."
+    if len(content) > chars:
+        content = content[:chars] + "..."
     where = f"{kind} #{seq}" + (f" (call {payload.get('call_id')})" if kind in ANSWERS + ("tool_call",) else "")
     digest = f", chain hash {chain_hash.hex()[:16]}" if chain_hash else ""
-    return {"role": "system", "content": f"[{where}, pinned evidence shortened: {reason}{digest}] {content}"}
+    return {"role": "system",
+            "content": f"[{where}, pinned evidence shortened: {kept_for(payload, reason)}{digest}] {content}"}
 
 
 def call_message(payload: dict[str, Any]) -> dict[str, Any]:

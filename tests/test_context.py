@@ -216,9 +216,13 @@ def test_pinned_evidence_beside_the_summary_after_a_risk_fold(conn):
     assert "risk: irreversible side effect: refund (call call-1)" in reasons[3]
     assert "risk: unknown outcome: charge (call call-2)" in reasons[4] and "call call-2 is unknown" in reasons[4]
     assert by_section["summary"] and by_section["task"]  # beside the summary, never instead of it
+    # each labelled with its seq and reason, less the name of its own call, which the event shows
     assert [m["content"].split("]")[0] for m in by_section["evidence"]] == [
-        f"[{kind} #{seq}, kept raw: {reasons[seq]}" for seq, kind in
-        ((2, "tool_call"), (3, "tool_result"), (4, "tool_call"), (5, "tool_result"))]
+        f"[{kind} #{seq}, kept raw: {reasons[seq].removesuffix(f' (call {call_id})')}" for seq, kind, call_id in
+        ((2, "tool_call", "call-1"), (3, "tool_result", "call-1"), (4, "tool_call", "call-2"),
+         (5, "tool_result", "call-2"))]
+    assert by_section["evidence"][0]["content"].startswith(
+        "[tool_call #2, kept raw: risk: irreversible side effect: refund] ")
     assert by_section["events"] == []
 
 
@@ -308,15 +312,19 @@ def test_a_conversation_without_a_fold_is_its_events(conn):
 
 
 def test_mandatory_parts_over_the_limit_raise_with_the_exact_excess(story):
-    # where it would not fit otherwise, evidence is shortened to notes before anything is refused:
-    # the mandatory minimum has every piece of it shortened (evidence_share 0)
+    # where it would not fit otherwise, evidence is shortened to notes before anything is refused,
+    # and the notes keep less of their events' content: the mandatory minimum is smaller than every
+    # piece of evidence as a note of its share (evidence_share 0), itself smaller than all raw
     def tight(limit: int) -> Budget:
         return Budget(window=limit, fixed_input=0, output=0, reasoning=0, margin=0, evidence_share=0)
 
-    full = pgctx.build_context(story, CID, fill=0, budget=tight(1_000_000), system=SYSTEM, current_message=CURRENT)
-    mandatory = full.total_tokens
-    assert full.noted and mandatory < pgctx.build_context(story, CID, fill=0, budget=BIG, system=SYSTEM,
-                                                          current_message=CURRENT).total_tokens
+    noted = pgctx.build_context(story, CID, fill=0, budget=tight(1_000_000), system=SYSTEM, current_message=CURRENT)
+    assert noted.noted and noted.total_tokens < pgctx.build_context(story, CID, fill=0, budget=BIG, system=SYSTEM,
+                                                                    current_message=CURRENT).total_tokens
+    with pytest.raises(ContextOverBudget) as smallest:
+        pgctx.build_context(story, CID, fill=0, budget=budget(1), system=SYSTEM, current_message=CURRENT)
+    mandatory = smallest.value.over_by + 1
+    assert mandatory < noted.total_tokens
     fits = pgctx.build_context(story, CID, fill=0, budget=budget(mandatory), system=SYSTEM, current_message=CURRENT)
     assert fits.total_tokens == fits.limit == mandatory  # (the share of B is all of it: shortened to fit)
     head = story.execute("SELECT head_seq FROM pgctx.conversations").fetchone()[0]

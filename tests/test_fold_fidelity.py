@@ -303,6 +303,30 @@ def test_evidence_over_its_share_is_a_pinned_note_with_its_hash(conn):
     assert not full.noted and {2, 3} <= set(full.folded)
 
 
+
+def test_evidence_shorter_than_its_note_stays_raw_and_the_longer_is_cut_further_before_a_refusal(conn):
+    budget = Budget(window=4096, fixed_input=0, output=512, margin=0, evidence_share=0, raw_tail=0)
+    pgctx.append(conn, CID, "user", {"text": "refund order 10086"})
+    pgctx.append(conn, CID, "tool_call", {"tool": "refund", "call_id": "r", "effect": "irreversible",
+                                          "arguments": {"order_id": "10086", "reason": LOG}})  # 2: a long call
+    pgctx.append(conn, CID, "tool_result", {"call_id": "r", "outcome": "succeeded"})           # 3: a tiny result
+    pgctx.append(conn, CID, "assistant", {"text": f"Refunded. What the service logged:\n{LOG}"})  # (folds away)
+    assert pgctx.fold(conn, CID, budget=budget, force=True).committed
+    ctx = pgctx.build_context(conn, CID, budget=budget, fill=0)
+    assert ctx.noted == [2]  # the result is shorter raw than any note of it would be
+    evidence = [m["content"] for m in ctx.messages if (m.get("content") or "").startswith("[tool_result #3")]
+    assert evidence == ['[tool_result #3, kept raw: risk: irreversible side effect: refund] '
+                        '{"call_id": "r", "outcome": "succeeded"}']
+    # a window too small for the call's note as its share leaves it: cut to its seq, reason and
+    # chain hash, not refused
+    note = next(m["content"] for m in ctx.messages if (m.get("content") or "").startswith("[tool_call #2"))
+    tight = Budget(window=ctx.total_tokens - 20, fixed_input=0, output=0, margin=0, evidence_share=0, raw_tail=0)
+    small = pgctx.build_context(conn, CID, budget=tight, fill=0)
+    cut = next(m["content"] for m in small.messages if (m.get("content") or "").startswith("[tool_call #2"))
+    assert small.total_tokens <= tight.input_limit and len(cut) < len(note) and cut.endswith("...")
+    assert conn.execute("SELECT hash FROM pgctx.events WHERE seq = 2").fetchone()[0].hex()[:16] in cut
+
+
 # --------------------------------------------------------------------------------------------
 # a contradiction across a fold boundary
 

@@ -59,7 +59,7 @@ from pgctx import db
 from pgctx.errors import PgctxError
 from pgctx.eventlog import _json, event_tokens
 from pgctx.folding import ATTEMPTS, FoldResult, _fold
-from pgctx.messages import erasure_of, note, summary_message, task_message
+from pgctx.messages import erasure_of, evidence_note, summary_message, task_message
 from pgctx.schema import migrate
 from pgctx.summarizers import BuiltinSummarizer, Summarizer
 from pgctx.tokens import Budget, TokenCounter
@@ -953,7 +953,7 @@ def _context(thread_id: str, messages: Sequence[BaseMessage], budget: Budget, su
                                       + summary_message(summary, payload["version"], seq)["content"]))
         elif section == "evidence":
             shown = {k: v for k, v in payload.items() if k != "lg"}
-            head.append(SystemMessage(note(kind, shown, f" #{seq}, kept raw: {reason}")["content"]))
+            head.append(SystemMessage(evidence_note(kind, shown, seq, reason)["content"]))
     if not cursor:
         return head + list(messages)
     ids = [m.id for m in messages if m.id]

@@ -40,7 +40,7 @@ import pgctx
 from pgctx import db
 from pgctx.canonical import canonical_json
 from pgctx.errors import EventKeyConflict, InvalidPayload, PayloadTooLarge, PgctxError
-from pgctx.messages import erasure_of, event_message, note, summary_message, task_message, to_input_items
+from pgctx.messages import erasure_of, event_message, evidence_note, summary_message, task_message, to_input_items
 from pgctx.summarizers import Summarizer
 from pgctx.tokens import Budget
 
@@ -226,7 +226,7 @@ class PgctxSession:
                 text = task_message(summary)["content"] + "\n" + summary_message(summary, payload["version"], seq)["content"]
                 head.append({"role": "system", "content": text})
             elif section == "evidence":
-                head.append({"role": "system", "content": note(kind, payload, f" #{seq}, kept raw: {reason}")["content"]})
+                head.append({"role": "system", "content": evidence_note(kind, payload, seq, reason)["content"]})
             elif section == "events":
                 raw.append(event_item(kind, payload, seq))
         if limit is None and self.session_settings is not None:
