@@ -40,8 +40,8 @@ from pgctx import db
 from pgctx.baselines import last_messages
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import (
-    NOTE_CHARS, ANSWERS, call_message, erasure_of, event_message, evidence_note, note, output_message, pinned_note,
-    summary_message, task_message, to_input_items,
+    NOTE_CHARS, ANSWERS, call_message, erasure_of, event_message, evidence_note, kept_for, note, output_message,
+    pinned_note, summary_message, task_message, to_input_items,
 )
 from pgctx.tokens import Budget, TokenCounter
 
@@ -120,6 +120,11 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
             if sum(n for _, _, n, _ in shorter) >= kept_raw:
                 break
             evidence, kept_raw = shorter, sum(n for _, _, n, _ in shorter)
+    grouped: set[int] = set()  # the seqs of the pinned notes shown as one (a run of folded events skips them)
+    if out.total + kept_raw > budget.input_limit:
+        # many pieces (a session of irreversible deletes): the notes as one, by seq and reason
+        evidence, grouped = _grouped(counter, evidence)
+        kept_raw = sum(n for _, _, n, _ in evidence)
     if out.total + kept_raw > budget.input_limit:
         over = out.total + kept_raw - budget.input_limit
         raise ContextOverBudget(
@@ -136,7 +141,7 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
         out.add("memories", message, tokens=tokens)
     # the newest folded events while they fit; evidence the run reaches is shown there, in place,
     # which frees its room for more (so the run only grows)
-    candidates = sorted((r for r in rows if r[0] == "folded" and r[1] not in brought), key=lambda r: r[1])
+    candidates = sorted((r for r in rows if r[0] == "folded" and r[1] not in brought | grouped), key=lambda r: r[1])
     history = sum(out.sections[s] for s in HISTORY)
     run: list[tuple[Any, ...]] = []
     while True:
@@ -148,7 +153,7 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
         run = longer
     inside = {r[1] for r in run}
     for row, message, n, _ in evidence:
-        if row[1] not in inside:
+        if row[1] not in inside and message is not None:
             out.add("evidence", message, tokens=n)
     noted = {row[1] for row, _, _, shortened in evidence if shortened and row[1] not in inside}
     _render_events(out, "folded", run, {})
@@ -182,6 +187,38 @@ def _evidence(counter: TokenCounter, share: int, rows: list[tuple[Any, ...]],
                 continue
         shown.append((row, message, tokens, False))
     return shown
+
+
+def _grouped(counter: TokenCounter, evidence: list[tuple[tuple[Any, ...], dict[str, Any], int, bool]]
+             ) -> tuple[list[tuple[tuple[Any, ...], dict[str, Any] | None, int, bool]], set[int]]:
+    """The pinned notes of ``evidence`` as one note, on the oldest's entry (the others keep their
+    entry, with no message): each event's seq, and each reason once with how many events it
+    pins. The events stay in pgctx.events, verifiable by seq."""
+    notes = [(row, message) for row, message, _, shortened in evidence if shortened]
+    if len(notes) < 2:
+        return evidence, set()
+    reasons: dict[str, int] = {}
+    for row, _ in notes:
+        why = kept_for(row[3], row[5])
+        reasons[why] = reasons.get(why, 0) + 1
+    said = "; ".join(f"{why} (x{n})" if n > 1 else why for why, n in reasons.items())
+    message = {"role": "system", "content": f"[pinned evidence shortened to its seqs, "
+                                            f"#{_spans([row[1] for row, _ in notes])}: {said}]"}
+    first = notes[0][0][1]
+    return [(row, message, counter.message_tokens(message), True) if shortened and row[1] == first
+            else (row, None, 0, True) if shortened else (row, m, n, False)
+            for row, m, n, shortened in evidence], {row[1] for row, _ in notes}
+
+
+def _spans(seqs: list[int]) -> str:
+    """Ascending seqs as runs: "59-76, 78, 80-102"."""
+    runs: list[list[int]] = []
+    for seq in seqs:
+        if runs and seq == runs[-1][1] + 1:
+            runs[-1][1] = seq
+        else:
+            runs.append([seq, seq])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def _evidence_message(row: tuple[Any, ...]) -> dict[str, Any]:

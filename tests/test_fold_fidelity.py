@@ -327,6 +327,30 @@ def test_evidence_shorter_than_its_note_stays_raw_and_the_longer_is_cut_further_
     assert conn.execute("SELECT hash FROM pgctx.events WHERE seq = 2").fetchone()[0].hex()[:16] in cut
 
 
+
+def test_many_pieces_of_evidence_over_any_share_are_one_note_of_their_seqs_not_a_refusal(conn):
+    budget = Budget(window=4096, fixed_input=0, output=512, margin=0, raw_tail=0)
+    pgctx.append(conn, CID, "user", {"text": "delete the 30 merged branches"})
+    for n in range(30):  # 2..61: an irreversible delete each, live evidence while the work goes on
+        pgctx.append(conn, CID, "tool_call", {"tool": "delete_branch", "call_id": f"d{n}", "effect": "irreversible",
+                                              "arguments": {"branch_id": f"feature/{n}-{LOG[:60]}"}})
+        pgctx.append(conn, CID, "tool_result", {"call_id": f"d{n}", "outcome": "succeeded", "log": LOG[:400]})
+    pgctx.append(conn, CID, "assistant", {"text": "Deleted all 30. The logs:\n" + "\n".join([LOG] * 8)})  # (folds away)
+    assert pgctx.fold(conn, CID, budget=budget, force=True).committed
+    ctx = pgctx.build_context(conn, CID, budget=budget, fill=0)
+    evidence = {seq for seq, _ in ctx.evidence}
+    assert evidence == set(range(2, 62))
+    tight = Budget(window=ctx.sections["task"] + ctx.sections["summary"] + 200, fixed_input=0, output=0, margin=0,
+                   raw_tail=0)
+    small = pgctx.build_context(conn, CID, budget=tight, fill=0)
+    assert small.total_tokens <= tight.input_limit
+    [note] = [m["content"] for m in small.messages if "pinned evidence shortened to its seqs" in (m.get("content") or "")]
+    shortened = sorted(set(small.noted))
+    assert len(shortened) > 1 and set(shortened) <= evidence
+    raw = {seq for seq, _, _ in small.events}
+    assert evidence == set(shortened) | (raw & evidence)  # every piece either raw or in the note
+    assert note.startswith(f"[pinned evidence shortened to its seqs, #{shortened[0]}-") and "delete_branch (x" in note
+
 # --------------------------------------------------------------------------------------------
 # a contradiction across a fold boundary
 
