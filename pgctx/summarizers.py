@@ -86,7 +86,10 @@ SAID_CHARS = 300  # what the agent said, as a decision
 STATEMENT_CHARS = 800
 _BINDING = re.compile(r"\b(never|always|only|must|make sure|be sure|call me|text me|email me|prefer|instead of|"
                       r"avoid|no later than|unless|except|authori[sz]e|allowed|without (asking|checking|telling|"
-                      r"confirming)|do not|don't (?!know|remember|think|see|understand|care|mind|have|need))\b"
+                      r"confirming)|do not|don't (?!know|remember|think|see|understand|care|mind|have|need)|"
+                      r"not (on|before|after|until|over|above|under|below|more than|less than|mon|tue|wed|thu|fri|"
+                      r"sat|sun)\w*|no (\w+ ){0,2}(until|before|after|more than|over|above)|max(imum)?|at most|at least|"
+                      r"can't find out|cannot|policy|limit|budget|keep (it|them|the)|leave (it|them|that|those|the))\b"
                       r"|请勿|不要|只|必须|务必|记得", re.IGNORECASE)
 # a number, an email, a path or file name, a code with separators: something a next call can use
 _VALUE = re.compile(r"\d|\S@\S|\w[/_]\w|\w\.[a-z]{2,4}\b")

@@ -15,7 +15,7 @@ import pytest
 import pgctx
 from pgctx import errors
 from pgctx.folds import fold_request
-from pgctx.summarizers import BuiltinSummarizer
+from pgctx.summarizers import BuiltinSummarizer, binding
 from pgctx.tokens import Budget
 from tests.events import EAGER
 
@@ -269,6 +269,15 @@ def test_binding_words_outlast_small_talk_under_the_cap(conn):
         *[("user", {"text": f"Any news, round {n}?"}) for n in range(14)])
     kept = [r["text"] for r in folded(conn)["user_requests"]]
     assert len(kept) == 12 and kept[-1] == "Never leave the parcel with the neighbours."
+
+
+@pytest.mark.parametrize("rule", [
+    "No full rollout until the canary has been clean for 15 minutes.", "Not Monday, I'm out.",
+    "Keep it under the 30k yen policy.", "20 max, the room is small.", "Mom can't find out.",
+    "Stay within the 400 budget.", "Leave that file exactly where it is."])
+def test_rules_in_the_users_own_words_bind_and_small_talk_does_not(rule):
+    assert binding(rule)
+    assert not binding("Not sure, what do you think?") and not binding("No problem, thanks!")
 
 
 def test_the_goal_follows_a_topic_switch_and_the_agents_offers_are_decisions(conn):
