@@ -342,7 +342,7 @@ class _Replay:
             self._fold(force=True)
             cursor = pgctx.committed_fold(self.conn, self.cid).cursor
             if cursor < self.history[self.current][-1][0]:
-                raise TrajectoryError(f"cannot fork here: a tool call is still waiting, so the fold stops at event "
+                raise TrajectoryError(f"cannot fork here: the forced fold did not reach the head, so it stops at event "
                                       f"{cursor} and the branch would lose the events after it", path=self.t.path,
                                       line=line, field="branch")
             branch_id = f"{self.ids['main']}.{step.branch}"

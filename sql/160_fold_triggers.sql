@@ -22,9 +22,13 @@
 --     stays unfolded, structural and risk triggers wait for a floor, and a fold must make the
 --     context smaller.
 --   * A fold boundary keeps atomic units whole: fold_boundary never ends a fold between a tool
---     call and its result, never folds a call still waiting for its result (it stays raw until
---     answered), and never separates an approval from the goal it scopes. It returns the
---     committed cursor when no event can be folded yet.
+--     call and its result and never separates an approval from the goal it scopes. A call still
+--     waiting for its result may be folded: the summary tracks it as unresolved (080: always kept)
+--     and the working context keeps it raw beside the summary until it is answered, when its
+--     result brings it back beside the result (170). (Before this revision the fold stopped
+--     before it: a call awaiting an approval the user left open kept every later event unfolded,
+--     and the context over its budget.) It returns the committed cursor when no event can be
+--     folded yet.
 --   * Cost grows with the unfolded range, not with the history (primary key range scans and the
 --     tool indexes of 080).
 
@@ -222,7 +226,7 @@ BEGIN
         SELECT min(t.call_seq) - 1 INTO earlier
           FROM pgctx.tool_calls(fold_boundary.conversation_id, lo, boundary) t
          WHERE t.call_seq > lo
-           AND ((t.result_seq IS NULL AND t.status IN ('planned', 'running')) OR t.result_seq > boundary);
+           AND t.result_seq > boundary;
         SELECT least(earlier, min(x.seq) - 1) INTO earlier
           FROM (SELECT (e.payload->>'scopes_event')::bigint AS seq
                   FROM pgctx.events e
@@ -244,7 +248,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.fold_boundary(text, bigint) IS
-    'The largest cursor <= upto (default head) that splits no tool call from its result, folds no call still waiting, and keeps approvals with their goals and retracted events with their retractions; the committed cursor if none.';
+    'The largest cursor <= upto (default head) that splits no tool call from its result (a call still waiting may be folded) and keeps approvals with their goals and retracted events with their retractions; the committed cursor if none.';
 
 -- Before 0006 fold_status took only the capacity, and decided nothing.
 DROP FUNCTION IF EXISTS pgctx.fold_status(text, bigint);
@@ -337,8 +341,8 @@ BEGIN
     IF head_seq <= cursor THEN
         reason := 'nothing to fold: no events after the committed cursor';
     ELSIF full_boundary <= cursor THEN
-        reason := format('no boundary after cursor %s keeps atomic units whole (a tool call is still waiting for its result)',
-                         cursor);
+        reason := format('no boundary after cursor %s keeps atomic units whole (a call and its result, an approval '
+                         'and its goal, a retracted event and its retraction)', cursor);
     ELSIF cardinality(classes) = 0 THEN
         reason := 'not due: no capacity, structural or risk trigger';
     ELSIF boundary <= cursor THEN

@@ -7,7 +7,8 @@
 --   * Evidence stays raw beside the summary, never instead of it (pgctx.pinned_evidence, for any
 --     checkpoint: the working context's, and prepare_fold's measure of a candidate): the events
 --     of every risk the fold recorded (165) that is still live at the head, the events of calls
---     its summary still tracks as running or unknown, and the call of every result that arrived
+--     its summary still tracks as planned, running or unknown (a call folded while it waited stays
+--     raw here until answered, 160), and the call of every result that arrived
 --     after its call was folded (a tool output is never shown without its call).
 --   * The context uses its budget: asked to fill `fill` tokens, the newest folded events follow
 --     (section folded, newest first while the summary's stored tokens, the unfolded events and they
@@ -89,7 +90,7 @@ BEGIN
         SELECT s.id::bigint, format('call %s is %s', t.k, t.v->>'status')
           FROM jsonb_each(coalesce(fold_summary->'tool_state', '{}')) AS t(k, v),
                jsonb_array_elements_text(t.v->'source_event_ids') AS s(id)
-         WHERE t.v->>'status' IN ('running', 'unknown')
+         WHERE t.v->>'status' IN ('planned', 'running', 'unknown')
     )
     SELECT e.seq, e.kind, e.payload, e.tokens, p.reasons, e.hash
       FROM (SELECT x.seq, string_agg(DISTINCT x.reason, '; ') AS reasons

@@ -157,8 +157,8 @@ def test_fold_and_context_commands(dsn):
     assert waiting.stdout.startswith("not folded: not due")  # a call is in flight: no chain completed
     folded = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--summarizer", "builtin", "--force")
     assert folded.returncode == 0, folded.stderr
-    # the waiting call (seq 4) stays unfolded: the fold ends at 3
-    assert folded.stdout.startswith("committed: committed; version 0 -> 1, cursor 0 -> 3")
+    # the waiting call (seq 4) is folded too: the summary tracks it, the context keeps it raw
+    assert folded.stdout.startswith("committed: committed; version 0 -> 1, cursor 0 -> 4")
 
     shown = pgctx_cli("context", "--dsn", dsn, "--conversation", "c", "--message", "hi", "--format", "responses")
     assert shown.returncode == 0, shown.stderr
@@ -166,7 +166,7 @@ def test_fold_and_context_commands(dsn):
     assert items[0]["content"].startswith("Task: ")  # no --system: the task state comes first
     assert [i.get("type") for i in items[-3:]] == ["function_call", "function_call_output", None]
     assert items[-1] == {"role": "user", "content": "hi"}
-    assert "fold v1 at cursor 3" in shown.stderr
+    assert "fold v1 at cursor 4" in shown.stderr
 
     tight = pgctx_cli("context", "--dsn", dsn, "--conversation", "c", "--window", "6100", "--output", "6000",
                       "--margin", "0", "--fixed-input", "0")

@@ -259,26 +259,36 @@ def test_trigger_evidence_is_always_event_seqs(conn):
 # where a fold may end
 
 
-def test_fold_stops_before_a_waiting_call_and_takes_it_with_its_result(conn):
+def test_a_waiting_call_is_folded_tracked_and_kept_raw_until_its_result_brings_it_back(conn):
     add(conn, ("user", pasted("move 10086 and 20086")),           # 1
         ("tool_call", call(1)),                                    # 2: waiting
         ("tool_call", call(2)), ("tool_result", result(2)),         # 3, 4
         ("assistant", {"text": "one done, one in flight"}))        # 5
-    assert conn.execute("SELECT pgctx.fold_boundary(%s)", (CID,)).fetchone()[0] == 1
+    assert conn.execute("SELECT pgctx.fold_boundary(%s)", (CID,)).fetchone()[0] == 5
     first = pgctx.fold(conn, CID, force=True)
-    assert first.committed and first.cursor == 2 - 1
-    assert pgctx.committed_fold(conn, CID).summary["tool_state"] == {}
-    ctx = pgctx.build_context(conn, CID)
-    assert [m["tool_calls"][0]["id"] for m in ctx.messages if m.get("tool_calls")] == ["call-1", "call-2"]
+    assert first.committed and first.cursor == 5
+    summary = pgctx.committed_fold(conn, CID).summary
+    status = summary["tool_state"]["call-1"]["status"]
+    assert status in ("planned", "running") and summary["tool_state"]["call-2"]["status"] == "succeeded"
+    assert any("call-1" in p["action"] for p in summary["pending"])
+    ctx = pgctx.build_context(conn, CID, fill=0)
+    assert dict(ctx.evidence) == {2: f"call call-1 is {status}"}  # raw beside the summary while it waits
+    assert [seq for seq, _, _ in ctx.events] == [2]
 
     add(conn, ("tool_result", result(1)))                          # 6
+    ctx = pgctx.build_context(conn, CID, fill=0)
+    # the answer brings its call: adjacent, in that order
+    calls = [i for i, m in enumerate(ctx.messages) if m.get("tool_calls")]
+    assert [ctx.messages[i]["tool_calls"][0]["id"] for i in calls] == ["call-1"]
+    assert ctx.messages[calls[0] + 1]["tool_call_id"] == "call-1"
     recorder = Recording()
     second = pgctx.fold(conn, CID, summarizer=recorder, budget=EAGER)
-    assert second.committed and (second.previous_cursor, second.cursor) == (1, 6)
-    assert [e.seq for e in recorder.requests[0].events] == [2, 3, 4, 5, 6]
+    assert second.committed and (second.previous_cursor, second.cursor) == (5, 6)
+    assert [e.seq for e in recorder.requests[0].events] == [6]
     state = pgctx.committed_fold(conn, CID).summary["tool_state"]
     assert {k: (v["status"], v["source_event_ids"]) for k, v in state.items()} == {
         "call-1": ("succeeded", [2, 6]), "call-2": ("succeeded", [3, 4])}
+    assert pgctx.build_context(conn, CID, fill=0).evidence == []  # answered: nothing left raw
 
 
 def test_an_approval_is_never_separated_from_the_goal_it_scopes(conn):
@@ -287,10 +297,10 @@ def test_an_approval_is_never_separated_from_the_goal_it_scopes(conn):
         ("assistant", {"text": "I need approval"}),                                        # 3
         ("tool_call", call(1, tool="lookup", effect="read")),                             # 4: waiting
         ("approval", {"approval_id": "a1", "status": "requested", "scopes_event": 2}))     # 5
-    # the waiting call would allow 1..3, but that separates the approval (5) from its goal (2)
-    assert conn.execute("SELECT pgctx.fold_boundary(%s), pgctx.fold_boundary(%s, 3)", (CID, CID)).fetchone() == (1, 1)
+    # a fold of 1..3 would separate the approval (5) from its goal (2): to 3 is to 1 (to 5 keeps them)
+    assert conn.execute("SELECT pgctx.fold_boundary(%s), pgctx.fold_boundary(%s, 3)", (CID, CID)).fetchone() == (5, 1)
     first = pgctx.fold(conn, CID, force=True)
-    assert first.committed and first.cursor == 1
+    assert first.committed and first.cursor == 5
     add(conn, ("tool_result", result(1)),                                                  # 6
         ("approval", {"approval_id": "a1", "status": "granted"}))                          # 7
     second = pgctx.fold(conn, CID, budget=EAGER)
@@ -300,13 +310,14 @@ def test_an_approval_is_never_separated_from_the_goal_it_scopes(conn):
 
 
 def test_only_a_waiting_call_unfolded_is_not_committed(conn):
+    # folded, it would stay raw beside the summary (tracked, pending): no smaller, so not folded
     add(conn, ("user", pasted("refund 10086")))
     assert pgctx.fold(conn, CID, force=True).cursor == 1
     add(conn, ("tool_call", call(1, tool="refund", effect="irreversible")))
     before = snapshot(conn)
-    for forced in (False, True):
+    for forced, why in ((False, "not due"), (True, "would not make the context smaller")):
         waiting = pgctx.fold(conn, CID, force=forced)
-        assert not waiting.committed and "still waiting" in waiting.reason
+        assert not waiting.committed and why in waiting.reason, waiting.reason
         assert (waiting.version, waiting.cursor) == (1, 1)
         assert snapshot(conn) == before
     assert waiting.triggers == (Trigger("risk", "irreversible side effect: refund (call call-1)", (2,)),)

@@ -125,12 +125,12 @@ def test_a_fold_that_would_not_make_the_context_smaller_is_not_due_even_for_a_ri
 
 
 def test_force_folds_to_the_newest_boundary_whatever_the_policy(conn):
-    add(conn, *chatter(4), ("tool_call", call(1)))  # 5: waiting for its result
+    add(conn, *chatter(4), ("tool_call", call(1)))  # 5: waiting for its result (a fold may take it)
     b = budget(100_000)
     s = status(conn, b)
-    assert not s["due"] and s["full_boundary"] == 4 and s["boundary"] <= 4
+    assert not s["due"] and s["full_boundary"] == 5 and s["boundary"] <= 5
     done = pgctx.fold(conn, CID, budget=b, force=True)
-    assert done.committed and done.cursor == 4 and done.policy == "forced"
+    assert done.committed and done.cursor == 5 and done.policy == "forced"
 
 
 def test_without_floor_and_tail_sql_callers_get_any_trigger_to_the_newest_boundary(conn):

@@ -194,16 +194,10 @@ class Conv:
         return (any(self.cursor < c.seq <= s and c.results and c.results[0][0] > s for c in calls.values())
                 or any(self.cursor < goal <= s < seq for seq, goal in scoped))
 
-    def waiting(self, s: int) -> bool:
-        """Whether the range to s holds a call still waiting for its result (the policy never folds one)."""
-        calls, recoveries = self.calls()
-        return any(self.cursor < c.seq <= s and not c.results and self.status_of(c, recoveries, s) == "running"
-                   for c in calls.values())
-
     def full_boundary(self) -> int:
-        """Where a forced fold ends: the newest cursor that splits nothing and folds no waiting call."""
-        return max((s for s in range(self.cursor + 1, self.head + 1) if not self.splits(s) and not self.waiting(s)),
-                   default=self.cursor)
+        """Where a forced fold ends: the newest cursor that splits nothing (a call still waiting may
+        be folded: the summary tracks it)."""
+        return max((s for s in range(self.cursor + 1, self.head + 1) if not self.splits(s)), default=self.cursor)
 
     def broken(self, upto: int) -> bool:
         """Whether prepare_fold's check of the chain (committed cursor to upto) finds a tampered event."""
@@ -472,7 +466,7 @@ class Fuzz(RuleBasedStateMachine):
             return
         assert done.version == self.next_version(conv.cid)
         assert done.cursor == boundary if force else conv.cursor < done.cursor <= boundary
-        assert not (conv.splits(done.cursor) or conv.waiting(done.cursor) or conv.broken(done.cursor))
+        assert not (conv.splits(done.cursor) or conv.broken(done.cursor))
         self.run.seen["fold committed"] += 1
         self.record(conv.cid, done.version)
         self.committed(conv.cid, done.version)
