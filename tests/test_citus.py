@@ -1,0 +1,77 @@
+"""pgctx on a real Citus cluster (tests/cluster.py: a coordinator and two workers, PostgreSQL 15),
+migrated and distributed once per run by the session fixture ``citus`` (tests/conftest.py), without
+``citus.allow_nested_distributed_execution``. Each capability runs through the coordinator and
+through a worker (Citus 11+ syncs its metadata to the workers, so they take queries too); every test
+uses conversations of its own. Skipped, with the reason, where Citus cannot run (PostgreSQL 18)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import psycopg
+import pytest
+
+import pgctx
+from pgctx import errors
+from pgctx.distribute import DELEGATED, DISTRIBUTED_TABLES, REFERENCE_TABLES
+from pgctx.folds import fold_request
+from pgctx.summarizers import BuiltinSummarizer
+from tests.cluster import DATABASE, Cluster, shard_node
+from tests.events import pasted
+from tests.test_cli import pgctx_cli
+
+_ids = itertools.count()
+
+
+def new_id(prefix: str = "citus") -> str:
+    return f"{prefix}-{os.getpid()}-{next(_ids)}"
+
+
+@pytest.fixture
+def coordinator(citus: Cluster):
+    with psycopg.connect(Cluster.dsn(citus.coordinator, DATABASE), autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture(params=["coordinator", "worker"])
+def node(request, citus: Cluster):
+    """An autocommit connection to the coordinator, or to the first worker."""
+    server = citus.coordinator if request.param == "coordinator" else citus.workers[0]
+    with psycopg.connect(Cluster.dsn(server, DATABASE), autocommit=True) as conn:
+        yield conn
+
+
+ORDER_STORY = [
+    {"kind": "user", "payload": pasted("where is order 10086? the carrier sent this")},
+    {"kind": "tool_call", "payload": {"tool": "lookup_order", "call_id": "c1", "effect": "read",
+                                      "arguments": {"order_id": "10086"}, "idempotency_key": "k1"}},
+    {"kind": "tool_result", "payload": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1",
+                                        "result": {"status": "shipped"}}},
+    {"kind": "assistant", "payload": pasted("order 10086 has shipped; here is what the carrier says")},
+    {"kind": "user", "payload": {"text": "thanks, and refund the shipping fee"}},
+]
+
+
+def test_distribute_placed_every_table_and_a_second_run_does_nothing(coordinator):
+    placed = dict(coordinator.execute(
+        "SELECT logicalrelid::text, partmethod FROM pg_dist_partition WHERE logicalrelid::text LIKE 'pgctx.%'").fetchall())
+    assert placed == {**{t: "n" for t in REFERENCE_TABLES}, **{t: "h" for t in DISTRIBUTED_TABLES}}
+    groups = coordinator.execute("SELECT count(DISTINCT colocationid) FROM pg_dist_partition"
+                                 " WHERE logicalrelid::text LIKE 'pgctx.%' AND partmethod = 'h'").fetchone()[0]
+    assert groups == 1
+    delegated = {name for (name,) in coordinator.execute(
+        "SELECT p.proname FROM pg_dist_object d JOIN pg_proc p ON p.oid = d.objid"
+        " WHERE p.pronamespace = 'pgctx'::regnamespace AND d.distribution_argument_index IS NOT NULL")}
+    assert delegated == set(DELEGATED)
+    assert pgctx.distribute(coordinator) == []
+    assert coordinator.execute("SELECT current_setting('citus.allow_nested_distributed_execution')").fetchone() == ("off",)
+
+
+@pytest.mark.parametrize("view", ["chain_heads", "chain_health"])
+def test_dba_views_across_shards(node, view):
+    ids = [new_id("view") for _ in range(4)]
+    for cid in ids:
+        pgctx.append(node, cid, "user", {"text": "hello"})
+    seen = {row[0] for row in node.execute(f"SELECT conversation_id FROM pgctx.{view}").fetchall()}
+    assert set(ids) <= seen
