@@ -68,6 +68,43 @@ def test_distribute_placed_every_table_and_a_second_run_does_nothing(coordinator
     assert coordinator.execute("SELECT current_setting('citus.allow_nested_distributed_execution')").fetchone() == ("off",)
 
 
+def test_appends_verify_resumed_anchored_and_full(node):
+    cid = new_id()
+    assert pgctx.append(node, cid, "user", {"text": "hello"}) == 1
+    assert pgctx.append_many(node, cid, ORDER_STORY) == [2, 3, 4, 5, 6]
+    node.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES (%s, 'user', '{\"text\": \"plain\"}')",
+                 (cid,))
+    report = pgctx.verify(node, cid)
+    assert (report.ok, report.checked, report.head_seq, report.reason) == (True, 7, 7, "consistent, unanchored")
+    resumed = pgctx.verify(node, cid, from_seq=3, from_hash=node.execute(
+        "SELECT encode(hash, 'hex') FROM pgctx.events WHERE conversation_id = %s AND seq = 3", (cid,)).fetchone()[0])
+    assert (resumed.ok, resumed.checked) == (True, 4)
+    digest = pgctx.take_digest(node)
+    (anchored,) = pgctx.verify_against_digest(node, digest, conversation_ids=[cid])
+    assert anchored.ok and anchored.reason == "consistent, anchored at seq 7"
+
+
+def test_tampering_on_the_shard_is_found_at_its_seq(citus, node):
+    cid = new_id("tamper")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    port = shard_node(node, cid)
+    (worker,) = [w for w in citus.workers if w.settings["port"] == port]
+    shard = node.execute("SELECT shard_name('pgctx.events', get_shard_id_for_distribution_column('pgctx.events', %s::text))",
+                         (cid,)).fetchone()[0]
+    guard = f"events_refuse_change_{shard.rsplit('_', 1)[1]}"  # (a shard's triggers carry its id)
+    # a superuser on the worker, past the guard trigger of the shard itself
+    with psycopg.connect(Cluster.dsn(worker, DATABASE), autocommit=True) as attacker:
+        attacker.execute("SET citus.enable_manual_changes_to_shards = on")
+        with attacker.transaction():
+            attacker.execute(f"ALTER TABLE {shard} DISABLE TRIGGER {guard}")
+            attacker.execute(f"UPDATE {shard} SET payload = jsonb_set(payload, '{{text}}', '\"refund all\"')"
+                             " WHERE conversation_id = %s AND seq = 5", (cid,))
+            attacker.execute(f"ALTER TABLE {shard} ENABLE ALWAYS TRIGGER {guard}")
+    report = pgctx.verify(node, cid)
+    assert (report.ok, report.first_bad_seq) == (False, 5)
+    assert report.reason == "hash of seq 5 does not match its content, kind, position or conversation"
+
+
 @pytest.mark.parametrize("view", ["chain_heads", "chain_health"])
 def test_dba_views_across_shards(node, view):
     ids = [new_id("view") for _ in range(4)]

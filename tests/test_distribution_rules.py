@@ -28,11 +28,12 @@ FUNCTION_IN_FROM_VIEWS = {
 # statement of its own, as tool_calls, context_events and fold_violations now read the lineage) is
 # the follow-up docs/scaling.md names. The list may only shrink.
 NESTED_READS = {
-    ("fold_evidence", "fold_triggers"), ("fold_evidence", "risk_live"),  # (checkpoints_evidence's, moved)
-    ("fold_triggers", "committed_fold"), ("fold_triggers", "tool_calls"),
+    ("fold_evidence", "fold_triggers"),
+    ("fold_evidence", "risk_live"),
+    ("fold_triggers", "committed_fold"),
+    ("fold_triggers", "tool_calls"),
     ("langgraph_writes", "langgraph_deleted_at"),
     ("risk_live", "tool_calls"),
-    ("verify_chain", "erasure_lists"),
 }
 
 
