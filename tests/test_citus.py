@@ -105,6 +105,17 @@ def test_tampering_on_the_shard_is_found_at_its_seq(citus, node):
     assert report.reason == "hash of seq 5 does not match its content, kind, position or conversation"
 
 
+def test_erase_keeps_the_chain_verifying(node):
+    cid = new_id("erase")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    erased = pgctx.erase(node, cid, seqs=[1, 2], reason="cluster test")
+    assert erased["erased"] == 2
+    report = pgctx.verify(node, cid)
+    assert report.ok and report.erased == 2, report
+    assert node.execute("SELECT payload FROM pgctx.events WHERE conversation_id = %s AND seq = 1", (cid,)).fetchone() \
+        == ({"pgctx_erased": erased["erasure_seq"]},)
+
+
 @pytest.mark.parametrize("view", ["chain_heads", "chain_health"])
 def test_dba_views_across_shards(node, view):
     ids = [new_id("view") for _ in range(4)]
