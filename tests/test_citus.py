@@ -105,6 +105,15 @@ def test_tampering_on_the_shard_is_found_at_its_seq(citus, node):
     assert report.reason == "hash of seq 5 does not match its content, kind, position or conversation"
 
 
+def test_tool_calls_and_recover_of_one_conversation(node):
+    cid = new_id("calls")
+    pgctx.append_many(node, cid, ORDER_STORY[:3])
+    calls = node.execute("SELECT call_id, status, request_id FROM pgctx.tool_calls(%s)", (cid,)).fetchall()
+    assert calls == [("c1", "succeeded", "r1")]
+    report = pgctx.recover(node, cid, full_check=True)
+    assert report["chain"]["ok"] and report["chain"]["from_genesis"] and report["unknown_side_effects"] == []
+
+
 def test_erase_keeps_the_chain_verifying(node):
     cid = new_id("erase")
     pgctx.append_many(node, cid, ORDER_STORY)
