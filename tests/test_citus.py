@@ -114,6 +114,14 @@ def test_tool_calls_and_recover_of_one_conversation(node):
     assert report["chain"]["ok"] and report["chain"]["from_genesis"] and report["unknown_side_effects"] == []
 
 
+def test_build_context_before_a_fold(node):
+    cid = new_id("context")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    context = pgctx.build_context(node, cid)
+    assert (context.version, context.cursor) == (0, 0)
+    assert [seq for seq, _kind, _payload in context.events] == [1, 2, 3, 4, 5]
+
+
 def test_erase_keeps_the_chain_verifying(node):
     cid = new_id("erase")
     pgctx.append_many(node, cid, ORDER_STORY)
