@@ -245,7 +245,9 @@ BEGIN
       INTO part_ids, part_after, part_upto
       FROM pgctx.lineage(fold_violations.conversation_id) l;
     IF EXISTS (SELECT 1 FROM pgctx.lineage_parts(part_ids, part_after, part_upto) p
-                 JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.erased_in IS NOT NULL
+                 JOIN pgctx.events e ON e.conversation_id = p.conversation_id
+                      AND e.conversation_id = ANY (part_ids)  -- routed on Citus: see 080 tool_calls
+                      AND e.erased_in IS NOT NULL
                       AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)) THEN
         RETURN QUERY
             SELECT 'PC119', format('the summary cites event %s, whose content was erased (erasure at seq %s of %s)',
@@ -255,7 +257,8 @@ BEGIN
                       JOIN pgctx.lineage_parts(part_ids, part_after, part_upto) p
                         ON jsonb_typeof(s.id) = 'number'
                            AND (s.id)::numeric > p.after_seq AND (p.upto_seq IS NULL OR (s.id)::numeric <= p.upto_seq)
-                      JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.seq = (s.id)::numeric
+                      JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.conversation_id = ANY (part_ids)
+                           AND e.seq = (s.id)::numeric
                            AND e.erased_in IS NOT NULL) c
              ORDER BY c.seq;
     END IF;
