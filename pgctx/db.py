@@ -48,11 +48,11 @@ COMMITTED_FOLD_AND_HEAD = (
     "SELECT f.version, f.cursor, f.summary, c.head_seq"
     " FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f WHERE c.conversation_id = %s"
 )
-# the must-keep items (of schema_version sv) and the events of a fold of lo+1..hi onto committed version v
+# the must-keep items (of schema_version sv) and the events of a fold of lo+1..hi onto committed version v:
+# function calls only, no table, so on Citus the statement is not sent to a shard with them
 _FOLD_INPUT = (
     "pgctx.must_keep({c}, {lo}, {hi}, pgctx.base_summary({c}, {v}), {sv}) AS must_keep,"
-    " (SELECT jsonb_agg(jsonb_build_array(e.seq, e.kind, e.payload, e.tokens) ORDER BY e.seq) FROM pgctx.events e"
-    "   WHERE e.conversation_id = {c} AND e.seq > {lo} AND e.seq <= {hi}) AS events"
+    " pgctx.fold_events({c}, {lo}, {hi}) AS events"
 )
 FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s", sv="%(sv)s")
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
