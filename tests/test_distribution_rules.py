@@ -30,8 +30,6 @@ FUNCTION_IN_FROM_VIEWS = {
 NESTED_READS = {
     ("fold_evidence", "fold_triggers"),
     ("fold_evidence", "risk_live"),
-    ("fold_triggers", "committed_fold"),
-    ("fold_triggers", "tool_calls"),
     ("langgraph_writes", "langgraph_deleted_at"),
     ("risk_live", "tool_calls"),
 }
