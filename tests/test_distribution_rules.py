@@ -28,10 +28,7 @@ FUNCTION_IN_FROM_VIEWS = {
 # statement of its own, as tool_calls, context_events and fold_violations now read the lineage) is
 # the follow-up docs/scaling.md names. The list may only shrink.
 NESTED_READS = {
-    ("fold_evidence", "fold_triggers"),
-    ("fold_evidence", "risk_live"),
     ("langgraph_writes", "langgraph_deleted_at"),
-    ("risk_live", "tool_calls"),
 }
 
 
