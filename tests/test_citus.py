@@ -122,6 +122,64 @@ def test_build_context_before_a_fold(node):
     assert [seq for seq, _kind, _payload in context.events] == [1, 2, 3, 4, 5]
 
 
+def fold_everything(conn, cid: str) -> int:
+    """prepare_fold and commit_fold of everything unfolded, the built-in summarizer's summary."""
+    request = fold_request(conn, cid)
+    head = pgctx.committed_fold(conn, cid)
+    version = pgctx.prepare_fold(conn, cid, expected_version=head.version, expected_cursor=head.cursor,
+                                 new_cursor=request.to_seq, summary=BuiltinSummarizer().summarize(request), tokens=0)
+    return pgctx.commit_fold(conn, cid, version)
+
+
+def test_fold_context_recover_and_reconcile(node):
+    cid = new_id("fold")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    folded = pgctx.fold(node, cid, force=True)
+    assert folded.committed and (folded.version, folded.cursor) == (1, 5), folded
+    context = pgctx.build_context(node, cid)
+    assert context.version == 1 and context.messages
+    pgctx.recover(node, cid)
+    again = pgctx.recover(node, cid)  # idempotent: a second run finds nothing to do
+    assert again["changed"] is False and again["actions"] == [], again
+    # a call interrupted by a restart is unknown, and reconcile asks the service once
+    pgctx.append(node, cid, "tool_call", {"tool": "refund", "call_id": "c2", "effect": "irreversible",
+                                         "arguments": {"order_id": "10086"}, "idempotency_key": "k2"})
+    report = pgctx.recover(node, cid)
+    assert [c["call_id"] for c in report["unknown_side_effects"]] == ["c2"], report
+    asked = []
+    resolutions = pgctx.reconcile(node, cid, lambda call: asked.append(call.call_id) or {"outcome": "succeeded"})
+    assert asked == ["c2"] and [r.outcome for r in resolutions] == ["succeeded"]
+    assert pgctx.verify(node, cid).ok
+
+
+def test_prepare_and_commit_fold(node):
+    cid = new_id("prepared")
+    pgctx.append_many(node, cid, ORDER_STORY[:4])
+    assert fold_everything(node, cid) == 4
+    assert pgctx.committed_fold(node, cid).version == 1
+    history = node.execute("SELECT version, phase, range_from, range_to, is_committed_fold FROM pgctx.fold_history"
+                           " WHERE conversation_id = %s", (cid,)).fetchall()
+    assert history == [(1, "COMMITTED", 1, 4, True)]
+
+
+def test_branches_fork_confirm_and_abandon(node):
+    source, branch, other = new_id("order"), new_id("order-b"), new_id("order-c")
+    pgctx.append_many(node, source, ORDER_STORY[:4])
+    assert fold_everything(node, source) == 4
+    assert pgctx.fork_conversation(node, source, 4, branch) == branch
+    pgctx.fork_conversation(node, source, 4, other)
+    assert pgctx.append(node, branch, "user", {"text": "plan b"}) == 5
+    assert pgctx.verify(node, branch).ok and pgctx.committed_fold(node, branch).cursor == 4
+    family = dict(node.execute("SELECT conversation_id, branch_status FROM pgctx.branches WHERE family = %s",
+                               (source,)).fetchall())
+    assert set(family) == {source, branch, other}
+    decision = pgctx.confirm_mainline(node, branch)
+    assert decision == {"mainline": branch, "abandoned": sorted([source, other]), "changed": True}
+    with pytest.raises(errors.BranchAbandoned):
+        pgctx.append(node, source, "user", {"text": "on the abandoned source"})
+    assert pgctx.confirm_mainline(node, branch)["changed"] is False
+
+
 def test_erase_keeps_the_chain_verifying(node):
     cid = new_id("erase")
     pgctx.append_many(node, cid, ORDER_STORY)
