@@ -191,6 +191,30 @@ def test_erase_keeps_the_chain_verifying(node):
         == ({"pgctx_erased": erased["erasure_seq"]},)
 
 
+def test_conversation_status_and_side_effects_over_every_conversation(citus):
+    """In a database of its own: this file's other tests fork branches whose source lives on the
+    other worker, and tool_calls of such a branch is still refused on Citus (docs/scaling.md)."""
+    name = f"pgctx_status_{os.getpid()}"
+    citus.create_database(name)
+    pgctx.migrate(Cluster.dsn(citus.coordinator, name))
+    with psycopg.connect(Cluster.dsn(citus.coordinator, name), autocommit=True) as conn:
+        pgctx.distribute(conn)
+    for server in (citus.coordinator, citus.workers[0]):
+        with psycopg.connect(Cluster.dsn(server, name), autocommit=True) as conn:
+            cid = new_id("status")
+            pgctx.append_many(conn, cid, ORDER_STORY[:2])  # lookup_order's call, never answered
+            pgctx.recover(conn, cid)  # which makes it unknown
+            for i in range(8):
+                pgctx.append(conn, new_id("other"), "user", {"text": f"hello {i}"})
+            status = {row[0]: row[1:] for row in conn.execute(
+                "SELECT conversation_id, head_seq, unknown_side_effects FROM pgctx.conversation_status").fetchall()}
+            assert status[cid] == (3, 1) and len(status) >= 9
+            effects = conn.execute("SELECT conversation_id, call_id, status FROM pgctx.side_effects").fetchall()
+            assert (cid, "c1", "unknown") in effects
+            done = pgctx_cli("status", "--dsn", Cluster.dsn(server, name))
+            assert done.returncode == 0 and cid in done.stdout, done.stderr
+
+
 @pytest.mark.parametrize("view", ["chain_heads", "chain_health"])
 def test_dba_views_across_shards(node, view):
     ids = [new_id("view") for _ in range(4)]
