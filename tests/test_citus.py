@@ -222,3 +222,24 @@ def test_dba_views_across_shards(node, view):
         pgctx.append(node, cid, "user", {"text": "hello"})
     seen = {row[0] for row in node.execute(f"SELECT conversation_id FROM pgctx.{view}").fetchall()}
     assert set(ids) <= seen
+
+
+def test_upgrading_a_distributed_database_of_the_previous_release(citus):
+    """0011 installed, distributed and written to; then pgctx migrate to head, in one transaction
+    per revision on the coordinator, and pgctx distribute again (migrate does it)."""
+    from tests.test_migrations import RELEASE_EVENTS, install_release
+
+    name = f"pgctx_upgrade_{os.getpid()}"
+    citus.create_database(name)
+    dsn = Cluster.dsn(citus.coordinator, name)
+    install_release(dsn, "5292534", "0011")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        pgctx.distribute(conn)
+        pgctx.append_many(conn, "upgraded", RELEASE_EVENTS)
+    pgctx.migrate(dsn)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchone() == ("0013",)
+        assert pgctx.distribute(conn) == []  # migrate distributed what it created
+        pgctx.append_many(conn, "upgraded", ORDER_STORY)
+        assert pgctx.fold(conn, "upgraded", force=True).committed
+        assert pgctx.verify(conn, "upgraded").ok and pgctx.build_context(conn, "upgraded").version == 1
