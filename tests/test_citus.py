@@ -6,6 +6,7 @@ uses conversations of its own. Skipped, with the reason, where Citus cannot run 
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 
@@ -243,3 +244,49 @@ def test_upgrading_a_distributed_database_of_the_previous_release(citus):
         pgctx.append_many(conn, "upgraded", ORDER_STORY)
         assert pgctx.fold(conn, "upgraded", force=True).committed
         assert pgctx.verify(conn, "upgraded").ok and pgctx.build_context(conn, "upgraded").version == 1
+
+
+@pytest.fixture(params=["coordinator", "worker"])
+def routed_dsn(request, citus: Cluster):
+    """A DSN on which every statement that Citus would run on more than one shard fails: with
+    citus.multi_task_query_log_level = error, a multi-task query is an error, also inside a
+    function and in a function delegated to a worker (EXPLAIN would show only the top statement,
+    and fold() and build_context are function calls whose routed statements are inside)."""
+    server = citus.coordinator if request.param == "coordinator" else citus.workers[0]
+    return Cluster.dsn(server, DATABASE, options="-c citus.multi_task_query_log_level=error")
+
+
+def test_every_statement_of_a_turn_is_routed_to_one_shard(routed_dsn):
+    with psycopg.connect(routed_dsn, autocommit=True) as conn:
+        with pytest.raises(psycopg.Error, match="multi-task query"):  # the setting bites
+            conn.execute("SELECT count(*) FROM pgctx.events").fetchone()
+        cid = new_id("routed")
+        pgctx.append(conn, cid, "user", pasted("where is order 10086?"))
+        pgctx.append_many(conn, cid, ORDER_STORY[1:])
+        conn.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES (%s, 'user', '{}')", (cid,))
+        assert pgctx.fold(conn, cid).reason  # the policy's verdict, whatever it is
+        assert pgctx.fold(conn, cid, force=True).committed
+        assert pgctx.build_context(conn, cid).version == 1
+        assert pgctx.verify(conn, cid).ok
+        assert pgctx.recover(conn, cid)["chain"]["ok"]
+        pgctx.append(conn, cid, "tool_call", {"tool": "refund", "call_id": "c9", "effect": "irreversible",
+                                             "arguments": {"order_id": "10086"}, "idempotency_key": "k9"})
+        pgctx.recover(conn, cid)
+        assert [r.outcome for r in pgctx.reconcile(conn, cid, lambda call: {"outcome": "not_performed"})] \
+            == ["not_performed"]
+        assert fold_everything(conn, cid) > 6
+
+
+def test_the_sessions_turn_is_routed_to_one_shard(routed_dsn):
+    from pgctx.integrations.openai_agents import PgctxSession
+
+    async def turn():
+        async with await PgctxSession.from_dsn(new_id("session"), routed_dsn) as session:
+            await session.add_items([{"role": "user", "content": "where is order 10086?"},
+                                     {"role": "assistant", "content": "It has shipped."}])
+            await session.wait_for_folds()
+            items = [item["content"] for item in await session.get_items()]
+            popped = await session.pop_item()
+            return items, popped["content"]
+
+    assert asyncio.run(turn()) == (["where is order 10086?", "It has shipped."], "It has shipped.")
