@@ -290,3 +290,11 @@ def test_the_sessions_turn_is_routed_to_one_shard(routed_dsn):
             return items, popped["content"]
 
     assert asyncio.run(turn()) == (["where is order 10086?", "It has shipped."], "It has shipped.")
+
+
+def test_the_demo_on_the_coordinator(citus):
+    """pgctx demo --dsn COORDINATOR: appends, folds, the working context, reconcile, a folder dying
+    between prepare and commit, recovery, tamper evidence; every check must pass."""
+    done = pgctx_cli("demo", "--dsn", Cluster.dsn(citus.coordinator, DATABASE))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.stdout.rstrip().endswith("every check passed")
