@@ -1,6 +1,7 @@
 """Rules the schema keeps so that it can be distributed on Citus (docs/scaling.md), held over the
-catalog of a migrated database: Citus is not installable here, so what can be checked without it is
-checked on what PostgreSQL says about pgctx's own objects, not on a grep of the sql/ files."""
+catalog of a migrated database on every PostgreSQL the suite runs on (Citus itself runs only in
+the PostgreSQL 15 run, tests/test_citus.py): checked on what PostgreSQL says about pgctx's own
+objects, not on a grep of the sql/ files."""
 
 from __future__ import annotations
 
