@@ -44,16 +44,16 @@ FOLD_VIOLATIONS = "SELECT sqlstate, message FROM pgctx.fold_violations(%s, %s, %
 COMMITTED_FOLD = "SELECT version, cursor, summary FROM pgctx.committed_fold(%s)"
 FORK = "SELECT pgctx.fork_conversation(%s, %s, %s)"
 CONFIRM_MAINLINE = "SELECT pgctx.confirm_mainline(%s)"
-COMMITTED_FOLD_AND_HEAD = (
-    "SELECT f.version, f.cursor, f.summary, c.head_seq"
-    " FROM pgctx.conversations c, pgctx.committed_fold(c.conversation_id) f WHERE c.conversation_id = %s"
-)
+# after COMMITTED_FOLD, in its transaction: the head only grows, so it is never before that fold's
+# cursor. Two statements, not a join of the table and the function: on Citus that join is sent to
+# the conversation's shard, committed_fold with it, whose reads there are refused (nested).
+HEAD_SEQ = "SELECT head_seq FROM pgctx.conversations WHERE conversation_id = %s"
 # the must-keep items (of schema_version sv, horizon hz) and the events of a fold of lo+1..hi onto
-# committed version v
+# committed version v: function calls only, no table, so on Citus the statement is not sent to a
+# shard with them
 _FOLD_INPUT = (
     "pgctx.must_keep({c}, {lo}, {hi}, pgctx.base_summary({c}, {v}), {sv}, {hz}) AS must_keep,"
-    " (SELECT jsonb_agg(jsonb_build_array(e.seq, e.kind, e.payload, e.tokens) ORDER BY e.seq) FROM pgctx.events e"
-    "   WHERE e.conversation_id = {c} AND e.seq > {lo} AND e.seq <= {hi}) AS events"
+    " pgctx.fold_events({c}, {lo}, {hi}) AS events"
 )
 FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s", sv="%(sv)s",
                                             hz="%(hz)s")
@@ -77,9 +77,11 @@ CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason, hash FROM 
 RETRACT_LAST = "SELECT seq, kind, payload FROM pgctx.retract_last(%s)"
 CLEAR_VIEW = "SELECT pgctx.clear_view(%s)"
 EVIDENCE_TOKENS = "SELECT coalesce(sum(tokens), 0) FROM pgctx.context_events(%s) WHERE section = 'evidence'"
+# pgctx.tool_calls itself, not pgctx.side_effects filtered to one conversation (the same rows): a
+# statement naming no table, so on Citus it is not sent to a shard with tool_calls' own reads
 UNKNOWN_CALLS = (
-    "SELECT call_id, tool, effect, idempotency_key, call_seq FROM pgctx.side_effects"
-    " WHERE conversation_id = %s AND status = 'unknown' ORDER BY call_seq"
+    "SELECT call_id, tool, effect, idempotency_key, call_seq FROM pgctx.tool_calls(%s)"
+    " WHERE status = 'unknown' ORDER BY call_seq"
 )
 
 # One statement, so the header (conversation row) and the events come from one snapshot: a head
@@ -274,7 +276,7 @@ async def _arun(target: psycopg.AsyncConnection | AsyncConnectionPool, op: Op[T]
 
 # The reads that return stored payloads (or summaries made of them) as jsonb: their cursors parse
 # with _json_loads. Only these: setting a loader on a cursor costs ~10% of a Python append.
-PAYLOAD_READS = frozenset({CONTEXT_EVENTS, FOLD_STATUS, FOLD_INPUT, COMMITTED_FOLD, COMMITTED_FOLD_AND_HEAD,
+PAYLOAD_READS = frozenset({CONTEXT_EVENTS, FOLD_STATUS, FOLD_INPUT, COMMITTED_FOLD,
                            RETRACT_LAST, MUST_KEEP})
 
 

@@ -197,8 +197,10 @@ def _tell(dsn: str, out: Callable[[str], None]) -> bool:
 
 
 def _side_effects(conn: psycopg.Connection, conversation: str, out: Callable[[str], None]) -> list[str]:
-    rows = conn.execute("SELECT call_id, tool, effect, status, idempotency_key, request_id FROM pgctx.side_effects"
-                        " WHERE conversation_id = %s AND effect <> 'read' ORDER BY call_seq", (conversation,)).fetchall()
+    # pgctx.tool_calls, what pgctx.side_effects lists per conversation: on Citus the view filtered to
+    # one conversation is routed to its shard with the function inside, which Citus refuses there
+    rows = conn.execute("SELECT call_id, tool, effect, status, idempotency_key, request_id FROM pgctx.tool_calls(%s)"
+                        " WHERE effect <> 'read' ORDER BY call_seq", (conversation,)).fetchall()
     for call_id, tool, effect, status, key, request_id in rows:
         out(f"  {call_id} {tool:<22} {effect:<12} {status:<9} key {key}  request {request_id}")
     return [r[0] for r in rows if r[3] == "unknown"]
@@ -238,6 +240,9 @@ def _verify_and_tamper(conn: psycopg.Connection, conversation: str, out: Callabl
         return report.ok and offline.ok and anchored.ok
     # A superuser disables the append-only triggers and edits the order id the user authorized.
     with conn.transaction():
+        # (on Citus, ALTER TABLE of a distributed table's triggers needs this; without Citus it is
+        # a placeholder setting that nothing reads, gone at the end of the transaction)
+        conn.execute("SET LOCAL citus.enable_unsafe_triggers = on")
         conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
         conn.execute("UPDATE pgctx.events SET payload = jsonb_set(payload, '{arguments,order_id}', '\"10087\"')"
                      " WHERE conversation_id = %s AND seq = 4", (conversation,))

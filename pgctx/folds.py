@@ -130,10 +130,12 @@ def fold_request_op(conversation_id: str, new_cursor: int | None = None,
                     schema_version: int = SCHEMA_VERSION, horizon: int | None = None) -> db.Op[FoldRequest]:
     # one transaction, so the committed fold, the head and what the request reads agree
     yield db.Begin
-    rows = yield db.Query(db.COMMITTED_FOLD_AND_HEAD, (conversation_id,))
-    if not rows or rows[0][0] is None:
+    rows = yield db.Query(db.COMMITTED_FOLD, (conversation_id,))
+    heads = yield db.Query(db.HEAD_SEQ, (conversation_id,))
+    if not rows or rows[0][0] is None or not heads:
         raise ConversationNotFound.of(conversation_id)
-    version, cursor, summary, head = rows[0]
+    version, cursor, summary = rows[0]
+    (head,) = heads[0]
     request = yield from fold_input_op(conversation_id, CommittedFold(version, cursor, summary),
                                        head if new_cursor is None else new_cursor, schema_version, horizon)
     yield db.End

@@ -136,6 +136,10 @@ def apply_sql_files(conn: psycopg.Connection, names: Sequence[str]) -> None:
         # On Citus, CREATE OR REPLACE TRIGGER on a distributed table needs this (pgctx's triggers
         # touch only the same conversation's colocated rows); for this migration's transaction only.
         conn.execute("SET LOCAL citus.enable_unsafe_triggers = on")
+        # and DDL on the distributed tables over one connection per node: after a parallel one,
+        # Citus cannot create or replace a function in the same transaction ("there was a
+        # parallel operation on a distributed table in the transaction")
+        conn.execute("SET LOCAL citus.multi_shard_modify_mode = 'sequential'")
     if _stores_role_oids(conn):
         # A database of a release before 0010 keeps tenants as regrole, and every current file
         # takes them by name: whichever migration comes first applies every file (015 converts the

@@ -1,6 +1,6 @@
 # Sourced by scripts/test and scripts/demo: make this checkout runnable on a fresh Debian/Ubuntu
 # machine. Installs the PostgreSQL server binaries when none are present (and, for the test
-# suite, pgbouncer and PostgreSQL 15's plpgsql_check), creates .venv and installs pgctx with its
+# suite, pgbouncer, PostgreSQL 15's plpgsql_check and Citus), creates .venv and installs pgctx with its
 # dev extra (again only when pyproject.toml changed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,6 +28,18 @@ if [ "${#packages[@]}" -gt 0 ]; then
     for service in "${packages[@]}"; do
         $sudo_ service "$service" stop >/dev/null 2>&1 || true
     done
+fi
+
+# Citus for PostgreSQL 15, for the cluster tests (tests/test_citus.py), from the build kept beside
+# the checkout (../shared/citus/, see its README) or where PGCTX_CITUS_INSTALL points; where there
+# is none, or it cannot install, the cluster tests are skipped and say why
+if [ "${PGCTX_SETUP_CITUS:-0}" = 1 ]; then
+    citus_install="${PGCTX_CITUS_INSTALL:-$(cd .. && pwd)/shared/citus/install.sh}"
+    if [ -f "$citus_install" ]; then
+        sudo_=""
+        [ "$(id -u)" -eq 0 ] || sudo_="sudo"
+        $sudo_ bash "$citus_install" >&2 || echo "pgctx setup: Citus not installed ($citus_install failed)" >&2
+    fi
 fi
 
 PYTHON="${PYTHON:-python3}"

@@ -131,17 +131,23 @@ BEGIN
                                AND (e.erased_in IS NOT NULL
                                     OR e.payload_digest = pgctx.payload_digest(e.salt, e.payload::text)) IS TRUE
                      END AS hash_ok,
+                     -- (that the erasure lists it is asked in the loop below, in a statement of
+                     -- its own: inside this query it would be a read of the log within a read of
+                     -- the log, which Citus refuses on a shard)
                      CASE WHEN e.erased_in IS NOT NULL
                           THEN e.salt IS NULL AND e.payload = pgctx.erased_payload(e.erased_in)
-                               AND pgctx.erasure_lists(e.conversation_id, e.erased_in, e.seq)
                      END AS erasure_ok,
                      -- an erasure event: the first seq it lists that it did not erase (the
-                     -- events_erasure index: a few lookups per erasure, none per other event)
+                     -- events_erasure index: a few lookups per erasure, none per other event).
+                     -- The lookup names the conversation by the argument, not by e's column: on
+                     -- Citus a subquery correlated on the distribution column is planned apart
+                     -- and refused ("correlated subqueries are not supported when the FROM clause
+                     -- contains a set returning function"); by the argument it is one shard's.
                      CASE WHEN e.kind = 'erasure' AND jsonb_typeof(e.payload->'seqs') = 'array'
                           THEN (SELECT min(q) FROM jsonb_array_elements(e.payload->'seqs') r,
                                        generate_series((r->>0)::bigint, (r->>1)::bigint) q
                                  WHERE NOT EXISTS (SELECT 1 FROM pgctx.events x
-                                                    WHERE x.conversation_id = e.conversation_id AND x.seq = q
+                                                    WHERE x.conversation_id = verify_chain.conversation_id AND x.seq = q
                                                       AND x.erased_in = e.seq))
                      END AS unerased
                 FROM pgctx.events e
@@ -157,7 +163,8 @@ BEGIN
         ELSIF NOT ev.hash_ok THEN
             first_bad_seq := ev.seq;
             reason := format('hash of seq %s does not match its content, kind, position or conversation', ev.seq);
-        ELSIF NOT ev.erasure_ok THEN
+        ELSIF NOT ev.erasure_ok OR (ev.erased_in IS NOT NULL
+                                    AND NOT pgctx.erasure_lists(verify_chain.conversation_id, ev.erased_in, ev.seq)) THEN
             first_bad_seq := ev.seq;
             reason := format('seq %s is marked erased by seq %s, but that erasure does not list it or the event still holds content or a salt',
                              ev.seq, ev.erased_in);

@@ -170,6 +170,11 @@ BEGIN
     SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
       INTO part_ids, part_after, part_upto
       FROM pgctx.lineage(tool_calls.conversation_id) l;
+    -- Every read of the log below also names the lineage's ids (= ANY (part_ids)), which the
+    -- planner sees as constants: on Citus a query whose reads of the distributed tables are all
+    -- filtered to one shard is routed whole to it (for a conversation that is not a branch, its
+    -- own); joined by p.cid alone it is a join Citus cannot push down ("cannot push down this
+    -- subquery"). On one server the condition is redundant with p.cid (an index condition).
     RETURN QUERY
     WITH bounds AS MATERIALIZED (
         SELECT coalesce(upto, (SELECT c.head_seq FROM pgctx.conversations c
@@ -184,7 +189,7 @@ BEGIN
         -- the range itself, by primary key (one index range scan per stored part)
         SELECT e.kind, e.payload
           FROM parts p
-          JOIN pgctx.events e ON e.conversation_id = p.cid
+          JOIN pgctx.events e ON e.conversation_id = p.cid AND e.conversation_id = ANY (part_ids)
                AND e.seq > greatest(p.lo, from_seq) AND e.seq <= p.hi
     ), touched AS (
         SELECT DISTINCT r.payload->>'call_id' AS call_id
@@ -199,7 +204,8 @@ BEGIN
          CROSS JOIN LATERAL (SELECT x.seq, x.payload
                                FROM parts p
                               CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM pgctx.events e
-                                                   WHERE e.conversation_id = p.cid AND e.kind = 'tool_call'
+                                                   WHERE e.conversation_id = p.cid AND e.conversation_id = ANY (part_ids)
+                                                     AND e.kind = 'tool_call'
                                                      AND e.payload->>'call_id' = t.call_id
                                                      AND e.seq > p.lo AND e.seq <= p.hi
                                                    ORDER BY e.seq + 0 LIMIT 1) x
@@ -224,7 +230,8 @@ BEGIN
                                                 WHEN 'not_performed' THEN 'failed' ELSE 'unknown' END
                WHEN EXISTS (SELECT 1 FROM parts p
                              CROSS JOIN LATERAL (SELECT 1 FROM pgctx.events r
-                                                  WHERE r.conversation_id = p.cid AND r.kind = 'recovery'
+                                                  WHERE r.conversation_id = p.cid AND r.conversation_id = ANY (part_ids)
+                                                    AND r.kind = 'recovery'
                                                     AND r.seq > greatest(p.lo, c.seq) AND r.seq <= p.hi
                                                   LIMIT 1) x) THEN 'unknown'
                ELSE 'running'
@@ -244,7 +251,7 @@ BEGIN
       LEFT JOIN LATERAL (SELECT x.seq, x.kind, x.payload
                            FROM parts p
                           CROSS JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM pgctx.events a
-                                               WHERE a.conversation_id = p.cid
+                                               WHERE a.conversation_id = p.cid AND a.conversation_id = ANY (part_ids)
                                                  AND a.kind IN ('tool_result', 'status_query')
                                                  AND a.payload->>'call_id' = c.payload->>'call_id'
                                                  AND a.seq > greatest(p.lo, c.seq) AND a.seq <= p.hi
@@ -253,7 +260,7 @@ BEGIN
       LEFT JOIN LATERAL (SELECT x.seq
                            FROM stored p
                           CROSS JOIN LATERAL (SELECT a.seq FROM pgctx.events a
-                                               WHERE a.conversation_id = p.conversation_id
+                                               WHERE a.conversation_id = p.conversation_id AND a.conversation_id = ANY (part_ids)
                                                  AND a.kind = 'tool_result'
                                                  AND a.payload->>'call_id' = c.payload->>'call_id'
                                                  AND a.seq > greatest(p.after_seq, c.seq)

@@ -53,7 +53,17 @@ CREATE INDEX IF NOT EXISTS checkpoints_prepared ON pgctx.checkpoints (conversati
 -- The client's token count of the summary as the working context shows it (pgctx.tokens), like
 -- events.tokens: fold_status weighs the committed summary against the history with it. Not part
 -- of the checksum; NULL when the preparer gave none (counted as 0).
-ALTER TABLE pgctx.checkpoints ADD COLUMN IF NOT EXISTS tokens integer CHECK (tokens >= 0);
+-- The column and its check apart, the check by name (the one PostgreSQL gives it): Citus refuses an
+-- ADD COLUMN with a constraint on a distributed table, IF NOT EXISTS or not.
+ALTER TABLE pgctx.checkpoints ADD COLUMN IF NOT EXISTS tokens integer;
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint
+                    WHERE conrelid = 'pgctx.checkpoints'::regclass AND conname = 'checkpoints_tokens_check') THEN
+        ALTER TABLE pgctx.checkpoints ADD CONSTRAINT checkpoints_tokens_check CHECK (tokens >= 0);
+    END IF;
+END
+$$;
 
 -- The horizon the candidate was validated with (pgctx.must_keep: the resolved calls a summary
 -- keeps in full; NULL: the default, as for every checkpoint before 0013), so recovery re-checks a

@@ -108,6 +108,25 @@ $$;
 COMMENT ON FUNCTION pgctx.base_summary_tokens(text, integer) IS
     'The token count of the summary a fold on base_version continues from (pgctx.base_fold): stored, else estimated; 0 when there is none.';
 
+-- The events a fold of after_seq+1..upto_seq reads, as [[seq, kind, payload, tokens], ...] in seq
+-- order (NULL for none): what the summarizer is given. A function, so the statement that reads a
+-- fold's input beside pgctx.fold_status and pgctx.must_keep names no table: on Citus a query of
+-- pgctx.events is sent whole to the conversation's shard, those functions with it, and their reads
+-- there would be distributed queries from a query on a shard (refused).
+CREATE OR REPLACE FUNCTION pgctx.fold_events(conversation_id text, after_seq bigint, upto_seq bigint) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET jit = off AS $$
+BEGIN
+    RETURN (SELECT jsonb_agg(jsonb_build_array(e.seq, e.kind, e.payload, e.tokens) ORDER BY e.seq)
+              FROM pgctx.events e
+             WHERE e.conversation_id = fold_events.conversation_id AND e.seq > after_seq AND e.seq <= upto_seq);
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.fold_events(text, bigint, bigint) IS
+    'The events of a fold of after_seq+1..upto_seq, [[seq, kind, payload, tokens], ...] in seq order: the summarizer''s input.';
+
 -- A client that gives no count of a summary or an event (psql): its canonical JSON's bytes over 4,
 -- which is more than the compact lines the working context shows for the same summary
 -- (pgctx.messages) for text in Latin scripts. prepare_fold stores it as the checkpoint's count, and
@@ -247,7 +266,9 @@ BEGIN
       INTO part_ids, part_after, part_upto
       FROM pgctx.lineage(fold_violations.conversation_id) l;
     IF EXISTS (SELECT 1 FROM pgctx.lineage_parts(part_ids, part_after, part_upto) p
-                 JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.erased_in IS NOT NULL
+                 JOIN pgctx.events e ON e.conversation_id = p.conversation_id
+                      AND e.conversation_id = ANY (part_ids)  -- routed on Citus: see 080 tool_calls
+                      AND e.erased_in IS NOT NULL
                       AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)) THEN
         RETURN QUERY
             SELECT 'PC119', format('the summary cites event %s, whose content was erased (erasure at seq %s of %s)',
@@ -257,7 +278,8 @@ BEGIN
                       JOIN pgctx.lineage_parts(part_ids, part_after, part_upto) p
                         ON jsonb_typeof(s.id) = 'number'
                            AND (s.id)::numeric > p.after_seq AND (p.upto_seq IS NULL OR (s.id)::numeric <= p.upto_seq)
-                      JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.seq = (s.id)::numeric
+                      JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.conversation_id = ANY (part_ids)
+                           AND e.seq = (s.id)::numeric
                            AND e.erased_in IS NOT NULL) c
              ORDER BY c.seq;
     END IF;

@@ -5,25 +5,38 @@
 --     them exactly as to the tables: a tenant's login sees its own conversations, an auditor
 --     sees all, nobody sees more through a view than through the table.
 
+-- The per-conversation columns in a CTE, the tool calls' status (pgctx.tool_calls, which reads the
+-- tables) outside it. On one server PostgreSQL inlines the CTE (one reference), so a filter on
+-- conversation_id still reaches the index. On Citus, a query of every conversation with the
+-- function inside cannot be pushed down to the shards, and Citus then plans the CTE apart (a
+-- multi-shard read) and calls the function on the node that was asked, where its own reads are
+-- single-shard queries, not nested ones. (A filter on one conversation_id by a constant is
+-- routed to its shard whole, function and all, and refused there: call pgctx.tool_calls.)
 CREATE OR REPLACE VIEW pgctx.conversation_status WITH (security_invoker = true) AS
-SELECT c.conversation_id,
-       c.tenant,
-       c.head_seq,
-       coalesce(h.version, 0) AS committed_version,
-       coalesce(h.cursor, 0) AS committed_cursor,
-       c.head_seq - coalesce(h.cursor, 0) AS unfolded_events,
-       (SELECT sum(e.tokens) FROM pgctx.events e
-         WHERE e.conversation_id = c.conversation_id AND e.seq > coalesce(h.cursor, 0)) AS unfolded_tokens,
-       (SELECT count(*) FROM pgctx.checkpoints k
-         WHERE k.conversation_id = c.conversation_id AND k.phase = 'PREPARED') AS prepared_folds,
-       (SELECT count(*) FROM pgctx.tool_calls(c.conversation_id, 0, NULL) t
+WITH s AS (
+    SELECT c.conversation_id,
+           c.tenant,
+           c.head_seq,
+           coalesce(h.version, 0) AS committed_version,
+           coalesce(h.cursor, 0) AS committed_cursor,
+           c.head_seq - coalesce(h.cursor, 0) AS unfolded_events,
+           (SELECT sum(e.tokens) FROM pgctx.events e
+             WHERE e.conversation_id = c.conversation_id AND e.seq > coalesce(h.cursor, 0)) AS unfolded_tokens,
+           (SELECT count(*) FROM pgctx.checkpoints k
+             WHERE k.conversation_id = c.conversation_id AND k.phase = 'PREPARED') AS prepared_folds,
+           v.seq AS verified_seq,
+           v.verified_at,
+           h.fallback_reason
+      FROM pgctx.conversations c
+      LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
+      LEFT JOIN pgctx.verified_points v ON v.conversation_id = c.conversation_id
+)
+SELECT s.conversation_id, s.tenant, s.head_seq, s.committed_version, s.committed_cursor, s.unfolded_events,
+       s.unfolded_tokens, s.prepared_folds,
+       (SELECT count(*) FROM pgctx.tool_calls(s.conversation_id, 0, NULL) t
          WHERE t.status = 'unknown') AS unknown_side_effects,
-       v.seq AS verified_seq,
-       v.verified_at,
-       h.fallback_reason
-  FROM pgctx.conversations c
-  LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
-  LEFT JOIN pgctx.verified_points v ON v.conversation_id = c.conversation_id;
+       s.verified_seq, s.verified_at, s.fallback_reason
+  FROM s;
 
 COMMENT ON VIEW pgctx.conversation_status IS
     'Per conversation: head, committed fold, unfolded events and tokens, PREPARED folds, unknown side effects, last verification.';
@@ -51,11 +64,15 @@ COMMENT ON VIEW pgctx.fold_history IS 'Every fold: phase, range, who produced it
 
 -- retry_safe: the tool service answered a status query saying it did not act (not_performed),
 -- the only state in which running the call again cannot repeat its side effect (article 十二).
+-- The conversations in a CTE, as in conversation_status; OFFSET 0 keeps the lateral call a subquery
+-- that Citus cannot push down to the shards with the conversations (so it plans the CTE apart).
+-- It changes no plan on one server: the function is called once per conversation either way.
 CREATE OR REPLACE VIEW pgctx.side_effects WITH (security_invoker = true) AS
+WITH c AS (SELECT c.conversation_id FROM pgctx.conversations c)
 SELECT c.conversation_id, t.call_id, t.tool, t.effect, t.status, t.idempotency_key, t.request_id, t.error,
        t.call_seq, t.answer_seq, coalesce(t.outcome = 'not_performed', false) AS retry_safe, t.subject
-  FROM pgctx.conversations c
- CROSS JOIN LATERAL pgctx.tool_calls(c.conversation_id, 0, NULL) t;
+  FROM c
+ CROSS JOIN LATERAL (SELECT * FROM pgctx.tool_calls(c.conversation_id, 0, NULL) OFFSET 0) t;
 
 COMMENT ON VIEW pgctx.side_effects IS
     'Every tool call with its derived status (unknown, never guessed), idempotency key, whether a retry is safe (the service said it did not act), and its subject (identifier arguments); filter by conversation_id.';

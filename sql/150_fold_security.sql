@@ -34,6 +34,7 @@ GRANT EXECUTE ON FUNCTION
     pgctx.message_text(text, jsonb),
     pgctx.subject_text(jsonb),
     pgctx.base_summary_tokens(text, integer),
+    pgctx.fold_events(text, bigint, bigint),
     pgctx.estimated_tokens(jsonb),
     pgctx.fold_lock_key(text),
     pgctx.base_summary(text, integer),

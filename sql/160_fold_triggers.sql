@@ -54,14 +54,21 @@ SET jit = off AS $$
 #variable_conflict use_column
 DECLARE
     carried jsonb := previous;
+    range_lo bigint := from_seq;
+    range_calls jsonb;
 BEGIN
-    IF from_seq IS NULL AND carried IS NULL THEN  -- the committed fold's range: its summary's readings
-        SELECT f.summary INTO carried FROM pgctx.committed_fold(fold_triggers.conversation_id) f;
+    -- the committed fold and the range's tool calls in statements of their own, passed into the
+    -- query below: functions that read the tables, called inside a query of them, are nested
+    -- distributed execution on Citus
+    IF from_seq IS NULL THEN  -- the committed fold's range (and its summary's readings)
+        SELECT f.cursor, coalesce(carried, f.summary) INTO range_lo, carried
+          FROM pgctx.committed_fold(fold_triggers.conversation_id) f;
     END IF;
+    SELECT jsonb_agg(t) INTO range_calls FROM pgctx.tool_calls(fold_triggers.conversation_id, range_lo, to_seq) t;
     RETURN QUERY
     WITH bounds AS MATERIALIZED (
         -- the committed fold (its summary and token count read too) only when no from_seq is given
-        SELECT coalesce(from_seq, (SELECT f.cursor FROM pgctx.committed_fold(c.conversation_id) f)) AS lo,
+        SELECT range_lo AS lo,
                coalesce(to_seq, c.head_seq) AS hi,
                coalesce(fold_triggers.summary_tokens,
                         CASE WHEN from_seq IS NULL THEN
@@ -76,7 +83,11 @@ BEGIN
           FROM pgctx.events e, bounds b
          WHERE e.conversation_id = fold_triggers.conversation_id AND e.seq > b.lo AND e.seq <= b.hi
     ), calls AS MATERIALIZED (
-        SELECT t.* FROM bounds b, pgctx.tool_calls(fold_triggers.conversation_id, b.lo, b.hi) t
+        SELECT t.* FROM bounds b,  -- (none for no such conversation)
+               jsonb_to_recordset(range_calls) AS t(call_id text, tool text, effect text, idempotency_key text,
+                                                    call_seq bigint, result_seq bigint, answer_seq bigint,
+                                                    outcome text, request_id text, error text, status text,
+                                                    identifiers text[], subject text, arguments jsonb)
     ), size AS (
         SELECT b.s, coalesce(sum(r.tokens), 0) AS h, count(r.seq) FILTER (WHERE r.tokens IS NULL) AS uncounted
           FROM bounds b LEFT JOIN range r ON true GROUP BY b.s

@@ -45,6 +45,7 @@ SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
 DECLARE
     newest bigint := (SELECT max(s) FROM unnest(seqs) AS s);
+    calls  jsonb;
 BEGIN
     CASE risk->>'risk'
         WHEN 'irreversible' THEN
@@ -65,7 +66,11 @@ BEGIN
                                   AND e.payload->>'call_id' = risk->>'call_id'
                                   AND e.seq > newest AND e.seq <= upto);
         WHEN 'conflict' THEN
-            RETURN NOT EXISTS (SELECT 1 FROM pgctx.tool_calls(risk_live.conversation_id, newest, upto) t
+            -- the calls in a statement of their own (a read of the tables inside the query below
+            -- would be nested distributed execution on Citus)
+            calls := (SELECT jsonb_agg(t) FROM pgctx.tool_calls(risk_live.conversation_id, newest, upto) t);
+            RETURN NOT EXISTS (SELECT 1 FROM jsonb_to_recordset(calls) AS t(call_id text, effect text, identifiers text[],
+                                                                            arguments jsonb)
                                  JOIN pgctx.events r ON r.conversation_id = risk_live.conversation_id
                                       AND r.kind = 'tool_result' AND r.payload->>'call_id' = t.call_id
                                       AND r.seq > newest AND r.seq <= upto
@@ -111,22 +116,33 @@ SET search_path = pg_catalog, pgctx, pg_temp
 SET jit = off AS $$
 DECLARE
     previous jsonb := pgctx.base_summary(fold_evidence.conversation_id, fold_evidence.base_version);
+    base     jsonb;
+    found    jsonb;
 BEGIN
+    -- the base fold's evidence, and the risks still live and new, each in a statement of its own:
+    -- risk_live and fold_triggers read the tables, and inside a query of them they would be
+    -- nested distributed execution on Citus
+    SELECT b.evidence INTO base FROM pgctx.checkpoints b
+     WHERE b.conversation_id = fold_evidence.conversation_id AND b.version = fold_evidence.base_version;
+    SELECT jsonb_agg(x.e) INTO base
+      FROM jsonb_array_elements(coalesce(base, '[]')) AS x(e)
+     WHERE x.e ? 'risk'
+       AND pgctx.risk_live(fold_evidence.conversation_id, x.e->'risk',
+                           ARRAY(SELECT jsonb_array_elements_text(x.e->'seqs')::bigint), fold_cursor);
+    SELECT jsonb_agg(jsonb_build_object('risk', t.risk, 'reason', 'risk: ' || t.reason, 'seqs', to_jsonb(t.evidence)))
+      INTO found
+      FROM pgctx.fold_triggers(fold_evidence.conversation_id, NULL, fold_evidence.base_cursor, fold_cursor,
+                               previous => previous) t
+     WHERE t.trigger_class = 'risk';
     RETURN (
         WITH entries AS (
             -- the base fold's risks still live at the new cursor
             SELECT x.e->'risk' AS risk, x.e->>'reason' AS reason, x.e->'seqs' AS seqs, 0 AS fresh
-              FROM pgctx.checkpoints b, jsonb_array_elements(coalesce(b.evidence, '[]')) AS x(e)
-             WHERE b.conversation_id = fold_evidence.conversation_id AND b.version = fold_evidence.base_version
-               AND x.e ? 'risk'
-               AND pgctx.risk_live(fold_evidence.conversation_id, x.e->'risk',
-                                   ARRAY(SELECT jsonb_array_elements_text(x.e->'seqs')::bigint), fold_cursor)
+              FROM jsonb_array_elements(coalesce(base, '[]')) AS x(e)
             UNION ALL
             -- and those of the folded range
-            SELECT t.risk, 'risk: ' || t.reason, to_jsonb(t.evidence), 1
-              FROM pgctx.fold_triggers(fold_evidence.conversation_id, NULL, fold_evidence.base_cursor, fold_cursor,
-                                       previous => previous) t
-             WHERE t.trigger_class = 'risk'
+            SELECT x.e->'risk', x.e->>'reason', x.e->'seqs', 1
+              FROM jsonb_array_elements(coalesce(found, '[]')) AS x(e)
         ), seqs AS (
             SELECT en.risk, s.v::bigint AS seq FROM entries en, jsonb_array_elements_text(en.seqs) AS s(v)
         )

@@ -78,6 +78,7 @@ BEGIN
           FROM pgctx.events a
          CROSS JOIN LATERAL (SELECT e.seq FROM parts p
                                JOIN pgctx.events e ON e.conversation_id = p.conversation_id
+                                    AND e.conversation_id = ANY (part_ids)  -- routed on Citus: see 080 tool_calls
                                     AND e.kind = 'tool_call' AND e.payload->>'call_id' = a.payload->>'call_id'
                                     AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)
                               ORDER BY e.seq + 0 LIMIT 1) c  -- + 0: see 080 (call id lookups)
@@ -96,7 +97,8 @@ BEGIN
       FROM (SELECT x.seq, string_agg(DISTINCT x.reason, '; ') AS reasons
               FROM pinned x WHERE x.seq <= fold_cursor GROUP BY x.seq) p
       JOIN parts l ON p.seq > l.after_seq AND (l.upto_seq IS NULL OR p.seq <= l.upto_seq)
-      JOIN pgctx.events e ON e.conversation_id = l.conversation_id AND e.seq = p.seq
+      JOIN pgctx.events e ON e.conversation_id = l.conversation_id AND e.conversation_id = ANY (part_ids)  -- (080)
+           AND e.seq = p.seq
      ORDER BY e.seq;
 END
 $$;

@@ -73,6 +73,7 @@ DECLARE
     ranges     jsonb;
     first_seq  bigint;
     affected   text[];
+    frontier   text[];
     removed    jsonb;
     s          bigint;
     branch     text;
@@ -121,15 +122,18 @@ BEGIN
               FROM (SELECT q, q - row_number() OVER (ORDER BY q) AS island FROM unnest(targets) AS q) t
              GROUP BY t.island) g;
 
-    -- the conversation, and every branch whose history includes the first erased event
-    WITH RECURSIVE b AS (
-        SELECT c.conversation_id FROM pgctx.conversations c
-         WHERE c.forked_from = erase.conversation_id AND c.base_seq >= first_seq
-        UNION
-        SELECT c.conversation_id FROM pgctx.conversations c JOIN b ON c.forked_from = b.conversation_id
-    )
-    SELECT array_agg(b.conversation_id ORDER BY b.conversation_id) INTO affected FROM b;
-    affected := conversation_id || coalesce(affected, '{}');
+    -- the conversation, and every branch whose history includes the first erased event: the
+    -- branches forked at or after it, then theirs, a generation per statement (on Citus, branches
+    -- live on other workers, and a recursive CTE is refused unless it filters on the distribution
+    -- column), the branches in id order (the order their fold locks are taken in)
+    frontier := ARRAY(SELECT c.conversation_id FROM pgctx.conversations c
+                       WHERE c.forked_from = erase.conversation_id AND c.base_seq >= first_seq);
+    affected := '{}';
+    WHILE cardinality(frontier) > 0 LOOP
+        affected := affected || frontier;
+        frontier := ARRAY(SELECT c.conversation_id FROM pgctx.conversations c WHERE c.forked_from = ANY (frontier));
+    END LOOP;
+    affected := conversation_id || ARRAY(SELECT b FROM unnest(affected) AS b ORDER BY b);
     FOREACH branch IN ARRAY affected[2:] LOOP
         PERFORM pg_advisory_xact_lock(pgctx.fold_lock_key(branch));
     END LOOP;

@@ -155,3 +155,24 @@ def connect_as(dsn, roles):
     yield _connect
     for c in opened:
         c.close()
+
+
+@pytest.fixture(scope="session")
+def citus():
+    """A Citus cluster (tests/cluster.py) started once per run, with pgctx migrated into its
+    database 'pgctx' and distributed there. Skipped, with the reason, where Citus cannot run: it is
+    built for PostgreSQL 15 only (scripts/test's run on 15 has it), and installed by scripts/setup.sh."""
+    from tests.cluster import DATABASE, Cluster, unavailable
+
+    reason = unavailable()
+    if reason:
+        pytest.skip(reason)
+    cluster = Cluster.start()
+    try:
+        cluster.create_database(DATABASE)
+        pgctx.migrate(cluster.dsn(cluster.coordinator, DATABASE))
+        with psycopg.connect(cluster.dsn(cluster.coordinator, DATABASE), autocommit=True) as conn:
+            pgctx.distribute(conn)
+        yield cluster
+    finally:
+        cluster.stop()

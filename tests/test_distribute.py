@@ -1,8 +1,9 @@
 """pgctx distribute: the Citus statement plan, from the real catalog of a migrated database.
 
-Citus is not installed here, so nothing is distributed for real: the plan's order and text are
-checked against a migrated database's catalog (with the citus flag forced on), and so are the
+On every PostgreSQL the suite runs on, without Citus in the database: the plan's order and text
+are checked against a migrated database's catalog (with the citus flag forced on), and so are the
 catalog properties Citus requires of the schema. On plain PostgreSQL, distribute changes nothing.
+tests/test_citus.py distributes for real, on a Citus cluster (PostgreSQL 15).
 """
 
 from __future__ import annotations

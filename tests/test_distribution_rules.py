@@ -1,6 +1,7 @@
 """Rules the schema keeps so that it can be distributed on Citus (docs/scaling.md), held over the
-catalog of a migrated database: Citus is not installable here, so what can be checked without it is
-checked on what PostgreSQL says about pgctx's own objects, not on a grep of the sql/ files."""
+catalog of a migrated database on every PostgreSQL the suite runs on (Citus itself runs only in
+the PostgreSQL 15 run, tests/test_citus.py): checked on what PostgreSQL says about pgctx's own
+objects, not on a grep of the sql/ files."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import pytest
 import pgctx
 from pgctx.distribute import DISTRIBUTED_TABLES
 
-# Views that still read a function's rows per conversation (FROM f(c.conversation_id)), which a
-# multi-shard query refuses; each with the reason it is not rewritten (docs/scaling.md).
+# Views that read a function's rows per conversation (pgctx.tool_calls(c.conversation_id)), which a
+# multi-shard query cannot push down: each reads the conversations in a CTE, which Citus then
+# plans apart, calling the function on the node asked (tests/test_citus.py reads both across the
+# shards). Each with the reason the function is not taken apart.
 FUNCTION_IN_FROM_VIEWS = {
     "pgctx.conversation_status": "unknown_side_effects is derived by pgctx.tool_calls (a branch's calls come from its source)",
     "pgctx.side_effects": "every call's status is derived by pgctx.tool_calls (a branch's calls come from its source)",
@@ -22,17 +25,12 @@ FUNCTION_IN_FROM_VIEWS = {
 
 # Statements that read a distributed table and call, inside them, a pgctx function that reads one
 # too: on Citus the inner reads are nested distributed execution (refused unless
-# citus.allow_nested_distributed_execution, which Citus warns may be incorrect). What is left are
-# the fold and context queries that compose pgctx.tool_calls / risk_live / erasure_lists per row
-# inside one tuned query; taking them apart ("pass the rows": read the inner function in a
-# statement of its own, as tool_calls, context_events and fold_violations now read the lineage) is
-# the follow-up docs/scaling.md names. The list may only shrink.
+# citus.allow_nested_distributed_execution, which Citus warns may be incorrect). The fold, context
+# and verification queries pass the rows instead (the inner function read in a statement of its
+# own, tests/test_citus.py runs them on a cluster); what is left is LangGraph's pending writes
+# (a SQL function, inlined into the saver's read). The list may only shrink.
 NESTED_READS = {
-    ("fold_evidence", "fold_triggers"), ("fold_evidence", "risk_live"),  # (checkpoints_evidence's, moved)
-    ("fold_triggers", "committed_fold"), ("fold_triggers", "tool_calls"),
     ("langgraph_writes", "langgraph_deleted_at"),
-    ("risk_live", "tool_calls"),
-    ("verify_chain", "erasure_lists"),
 }
 
 

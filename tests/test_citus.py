@@ -1,0 +1,300 @@
+"""pgctx on a real Citus cluster (tests/cluster.py: a coordinator and two workers, PostgreSQL 15),
+migrated and distributed once per run by the session fixture ``citus`` (tests/conftest.py), without
+``citus.allow_nested_distributed_execution``. Each capability runs through the coordinator and
+through a worker (Citus 11+ syncs its metadata to the workers, so they take queries too); every test
+uses conversations of its own. Skipped, with the reason, where Citus cannot run (PostgreSQL 18)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+
+import psycopg
+import pytest
+
+import pgctx
+from pgctx import errors
+from pgctx.distribute import DELEGATED, DISTRIBUTED_TABLES, REFERENCE_TABLES
+from pgctx.folds import fold_request
+from pgctx.summarizers import BuiltinSummarizer
+from tests.cluster import DATABASE, Cluster, shard_node
+from tests.events import pasted
+from tests.test_cli import pgctx_cli
+
+_ids = itertools.count()
+
+
+def new_id(prefix: str = "citus") -> str:
+    return f"{prefix}-{os.getpid()}-{next(_ids)}"
+
+
+@pytest.fixture
+def coordinator(citus: Cluster):
+    with psycopg.connect(Cluster.dsn(citus.coordinator, DATABASE), autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture(params=["coordinator", "worker"])
+def node(request, citus: Cluster):
+    """An autocommit connection to the coordinator, or to the first worker."""
+    server = citus.coordinator if request.param == "coordinator" else citus.workers[0]
+    with psycopg.connect(Cluster.dsn(server, DATABASE), autocommit=True) as conn:
+        yield conn
+
+
+ORDER_STORY = [
+    {"kind": "user", "payload": pasted("where is order 10086? the carrier sent this")},
+    {"kind": "tool_call", "payload": {"tool": "lookup_order", "call_id": "c1", "effect": "read",
+                                      "arguments": {"order_id": "10086"}, "idempotency_key": "k1"}},
+    {"kind": "tool_result", "payload": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1",
+                                        "result": {"status": "shipped"}}},
+    {"kind": "assistant", "payload": pasted("order 10086 has shipped; here is what the carrier says")},
+    {"kind": "user", "payload": {"text": "thanks, and refund the shipping fee"}},
+]
+
+
+def test_distribute_placed_every_table_and_a_second_run_does_nothing(coordinator):
+    placed = dict(coordinator.execute(
+        "SELECT logicalrelid::text, partmethod FROM pg_dist_partition WHERE logicalrelid::text LIKE 'pgctx.%'").fetchall())
+    assert placed == {**{t: "n" for t in REFERENCE_TABLES}, **{t: "h" for t in DISTRIBUTED_TABLES}}
+    groups = coordinator.execute("SELECT count(DISTINCT colocationid) FROM pg_dist_partition"
+                                 " WHERE logicalrelid::text LIKE 'pgctx.%' AND partmethod = 'h'").fetchone()[0]
+    assert groups == 1
+    delegated = {name for (name,) in coordinator.execute(
+        "SELECT p.proname FROM pg_dist_object d JOIN pg_proc p ON p.oid = d.objid"
+        " WHERE p.pronamespace = 'pgctx'::regnamespace AND d.distribution_argument_index IS NOT NULL")}
+    assert delegated == set(DELEGATED)
+    assert pgctx.distribute(coordinator) == []
+    assert coordinator.execute("SELECT current_setting('citus.allow_nested_distributed_execution')").fetchone() == ("off",)
+
+
+def test_appends_verify_resumed_anchored_and_full(node):
+    cid = new_id()
+    assert pgctx.append(node, cid, "user", {"text": "hello"}) == 1
+    assert pgctx.append_many(node, cid, ORDER_STORY) == [2, 3, 4, 5, 6]
+    node.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES (%s, 'user', '{\"text\": \"plain\"}')",
+                 (cid,))
+    report = pgctx.verify(node, cid)
+    assert (report.ok, report.checked, report.head_seq, report.reason) == (True, 7, 7, "consistent, unanchored")
+    resumed = pgctx.verify(node, cid, from_seq=3, from_hash=node.execute(
+        "SELECT encode(hash, 'hex') FROM pgctx.events WHERE conversation_id = %s AND seq = 3", (cid,)).fetchone()[0])
+    assert (resumed.ok, resumed.checked) == (True, 4)
+    digest = pgctx.take_digest(node)
+    (anchored,) = pgctx.verify_against_digest(node, digest, conversation_ids=[cid])
+    assert anchored.ok and anchored.reason == "consistent, anchored at seq 7"
+
+
+def test_tampering_on_the_shard_is_found_at_its_seq(citus, node):
+    cid = new_id("tamper")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    port = shard_node(node, cid)
+    (worker,) = [w for w in citus.workers if w.settings["port"] == port]
+    shard = node.execute("SELECT shard_name('pgctx.events', get_shard_id_for_distribution_column('pgctx.events', %s::text))",
+                         (cid,)).fetchone()[0]
+    guard = f"events_refuse_change_{shard.rsplit('_', 1)[1]}"  # (a shard's triggers carry its id)
+    # a superuser on the worker, past the guard trigger of the shard itself
+    with psycopg.connect(Cluster.dsn(worker, DATABASE), autocommit=True) as attacker:
+        attacker.execute("SET citus.enable_manual_changes_to_shards = on")
+        with attacker.transaction():
+            attacker.execute(f"ALTER TABLE {shard} DISABLE TRIGGER {guard}")
+            attacker.execute(f"UPDATE {shard} SET payload = jsonb_set(payload, '{{text}}', '\"refund all\"')"
+                             " WHERE conversation_id = %s AND seq = 5", (cid,))
+            attacker.execute(f"ALTER TABLE {shard} ENABLE ALWAYS TRIGGER {guard}")
+    report = pgctx.verify(node, cid)
+    assert (report.ok, report.first_bad_seq) == (False, 5)
+    assert report.reason == "hash of seq 5 does not match its content, kind, position or conversation"
+
+
+def test_tool_calls_and_recover_of_one_conversation(node):
+    cid = new_id("calls")
+    pgctx.append_many(node, cid, ORDER_STORY[:3])
+    calls = node.execute("SELECT call_id, status, request_id FROM pgctx.tool_calls(%s)", (cid,)).fetchall()
+    assert calls == [("c1", "succeeded", "r1")]
+    report = pgctx.recover(node, cid, full_check=True)
+    assert report["chain"]["ok"] and report["chain"]["from_genesis"] and report["unknown_side_effects"] == []
+
+
+def test_build_context_before_a_fold(node):
+    cid = new_id("context")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    context = pgctx.build_context(node, cid)
+    assert (context.version, context.cursor) == (0, 0)
+    assert [seq for seq, _kind, _payload in context.events] == [1, 2, 3, 4, 5]
+
+
+def fold_everything(conn, cid: str) -> int:
+    """prepare_fold and commit_fold of everything unfolded, the built-in summarizer's summary."""
+    request = fold_request(conn, cid)
+    head = pgctx.committed_fold(conn, cid)
+    version = pgctx.prepare_fold(conn, cid, expected_version=head.version, expected_cursor=head.cursor,
+                                 new_cursor=request.to_seq, summary=BuiltinSummarizer().summarize(request), tokens=0)
+    return pgctx.commit_fold(conn, cid, version)
+
+
+def test_fold_context_recover_and_reconcile(node):
+    cid = new_id("fold")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    folded = pgctx.fold(node, cid, force=True)
+    assert folded.committed and (folded.version, folded.cursor) == (1, 5), folded
+    context = pgctx.build_context(node, cid)
+    assert context.version == 1 and context.messages
+    pgctx.recover(node, cid)
+    again = pgctx.recover(node, cid)  # idempotent: a second run finds nothing to do
+    assert again["changed"] is False and again["actions"] == [], again
+    # a call interrupted by a restart is unknown, and reconcile asks the service once
+    pgctx.append(node, cid, "tool_call", {"tool": "refund", "call_id": "c2", "effect": "irreversible",
+                                         "arguments": {"order_id": "10086"}, "idempotency_key": "k2"})
+    report = pgctx.recover(node, cid)
+    assert [c["call_id"] for c in report["unknown_side_effects"]] == ["c2"], report
+    asked = []
+    resolutions = pgctx.reconcile(node, cid, lambda call: asked.append(call.call_id) or {"outcome": "succeeded"})
+    assert asked == ["c2"] and [r.outcome for r in resolutions] == ["succeeded"]
+    assert pgctx.verify(node, cid).ok
+
+
+def test_prepare_and_commit_fold(node):
+    cid = new_id("prepared")
+    pgctx.append_many(node, cid, ORDER_STORY[:4])
+    assert fold_everything(node, cid) == 4
+    assert pgctx.committed_fold(node, cid).version == 1
+    history = node.execute("SELECT version, phase, range_from, range_to, is_committed_fold FROM pgctx.fold_history"
+                           " WHERE conversation_id = %s", (cid,)).fetchall()
+    assert history == [(1, "COMMITTED", 1, 4, True)]
+
+
+def test_branches_fork_confirm_and_abandon(node):
+    source, branch, other = new_id("order"), new_id("order-b"), new_id("order-c")
+    pgctx.append_many(node, source, ORDER_STORY[:4])
+    assert fold_everything(node, source) == 4
+    assert pgctx.fork_conversation(node, source, 4, branch) == branch
+    pgctx.fork_conversation(node, source, 4, other)
+    assert pgctx.append(node, branch, "user", {"text": "plan b"}) == 5
+    assert pgctx.verify(node, branch).ok and pgctx.committed_fold(node, branch).cursor == 4
+    family = dict(node.execute("SELECT conversation_id, branch_status FROM pgctx.branches WHERE family = %s",
+                               (source,)).fetchall())
+    assert set(family) == {source, branch, other}
+    decision = pgctx.confirm_mainline(node, branch)
+    assert decision == {"mainline": branch, "abandoned": sorted([source, other]), "changed": True}
+    with pytest.raises(errors.BranchAbandoned):
+        pgctx.append(node, source, "user", {"text": "on the abandoned source"})
+    assert pgctx.confirm_mainline(node, branch)["changed"] is False
+
+
+def test_erase_keeps_the_chain_verifying(node):
+    cid = new_id("erase")
+    pgctx.append_many(node, cid, ORDER_STORY)
+    erased = pgctx.erase(node, cid, seqs=[1, 2], reason="cluster test")
+    assert erased["erased"] == 2
+    report = pgctx.verify(node, cid)
+    assert report.ok and report.erased == 2, report
+    assert node.execute("SELECT payload FROM pgctx.events WHERE conversation_id = %s AND seq = 1", (cid,)).fetchone() \
+        == ({"pgctx_erased": erased["erasure_seq"]},)
+
+
+def test_conversation_status_and_side_effects_over_every_conversation(citus):
+    """In a database of its own: this file's other tests fork branches whose source lives on the
+    other worker, and tool_calls of such a branch is still refused on Citus (docs/scaling.md)."""
+    name = f"pgctx_status_{os.getpid()}"
+    citus.create_database(name)
+    pgctx.migrate(Cluster.dsn(citus.coordinator, name))
+    with psycopg.connect(Cluster.dsn(citus.coordinator, name), autocommit=True) as conn:
+        pgctx.distribute(conn)
+    for server in (citus.coordinator, citus.workers[0]):
+        with psycopg.connect(Cluster.dsn(server, name), autocommit=True) as conn:
+            cid = new_id("status")
+            pgctx.append_many(conn, cid, ORDER_STORY[:2])  # lookup_order's call, never answered
+            pgctx.recover(conn, cid)  # which makes it unknown
+            for i in range(8):
+                pgctx.append(conn, new_id("other"), "user", {"text": f"hello {i}"})
+            status = {row[0]: row[1:] for row in conn.execute(
+                "SELECT conversation_id, head_seq, unknown_side_effects FROM pgctx.conversation_status").fetchall()}
+            assert status[cid] == (3, 1) and len(status) >= 9
+            effects = conn.execute("SELECT conversation_id, call_id, status FROM pgctx.side_effects").fetchall()
+            assert (cid, "c1", "unknown") in effects
+            done = pgctx_cli("status", "--dsn", Cluster.dsn(server, name))
+            assert done.returncode == 0 and cid in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("view", ["chain_heads", "chain_health"])
+def test_dba_views_across_shards(node, view):
+    ids = [new_id("view") for _ in range(4)]
+    for cid in ids:
+        pgctx.append(node, cid, "user", {"text": "hello"})
+    seen = {row[0] for row in node.execute(f"SELECT conversation_id FROM pgctx.{view}").fetchall()}
+    assert set(ids) <= seen
+
+
+def test_upgrading_a_distributed_database_of_the_previous_release(citus):
+    """0011 installed, distributed and written to; then pgctx migrate to head, in one transaction
+    per revision on the coordinator, and pgctx distribute again (migrate does it)."""
+    from tests.test_migrations import RELEASE_EVENTS, install_release
+
+    name = f"pgctx_upgrade_{os.getpid()}"
+    citus.create_database(name)
+    dsn = Cluster.dsn(citus.coordinator, name)
+    install_release(dsn, "5292534", "0011")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        pgctx.distribute(conn)
+        pgctx.append_many(conn, "upgraded", RELEASE_EVENTS)
+    pgctx.migrate(dsn)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchone() == ("0013",)
+        assert pgctx.distribute(conn) == []  # migrate distributed what it created
+        pgctx.append_many(conn, "upgraded", ORDER_STORY)
+        assert pgctx.fold(conn, "upgraded", force=True).committed
+        assert pgctx.verify(conn, "upgraded").ok and pgctx.build_context(conn, "upgraded").version == 1
+
+
+@pytest.fixture(params=["coordinator", "worker"])
+def routed_dsn(request, citus: Cluster):
+    """A DSN on which every statement that Citus would run on more than one shard fails: with
+    citus.multi_task_query_log_level = error, a multi-task query is an error, also inside a
+    function and in a function delegated to a worker (EXPLAIN would show only the top statement,
+    and fold() and build_context are function calls whose routed statements are inside)."""
+    server = citus.coordinator if request.param == "coordinator" else citus.workers[0]
+    return Cluster.dsn(server, DATABASE, options="-c citus.multi_task_query_log_level=error")
+
+
+def test_every_statement_of_a_turn_is_routed_to_one_shard(routed_dsn):
+    with psycopg.connect(routed_dsn, autocommit=True) as conn:
+        with pytest.raises(psycopg.Error, match="multi-task query"):  # the setting bites
+            conn.execute("SELECT count(*) FROM pgctx.events").fetchone()
+        cid = new_id("routed")
+        pgctx.append(conn, cid, "user", pasted("where is order 10086?"))
+        pgctx.append_many(conn, cid, ORDER_STORY[1:])
+        conn.execute("INSERT INTO pgctx.events (conversation_id, kind, payload) VALUES (%s, 'user', '{}')", (cid,))
+        assert pgctx.fold(conn, cid).reason  # the policy's verdict, whatever it is
+        assert pgctx.fold(conn, cid, force=True).committed
+        assert pgctx.build_context(conn, cid).version == 1
+        assert pgctx.verify(conn, cid).ok
+        assert pgctx.recover(conn, cid)["chain"]["ok"]
+        pgctx.append(conn, cid, "tool_call", {"tool": "refund", "call_id": "c9", "effect": "irreversible",
+                                             "arguments": {"order_id": "10086"}, "idempotency_key": "k9"})
+        pgctx.recover(conn, cid)
+        assert [r.outcome for r in pgctx.reconcile(conn, cid, lambda call: {"outcome": "not_performed"})] \
+            == ["not_performed"]
+        assert fold_everything(conn, cid) > 6
+
+
+def test_the_sessions_turn_is_routed_to_one_shard(routed_dsn):
+    from pgctx.integrations.openai_agents import PgctxSession
+
+    async def turn():
+        async with await PgctxSession.from_dsn(new_id("session"), routed_dsn) as session:
+            await session.add_items([{"role": "user", "content": "where is order 10086?"},
+                                     {"role": "assistant", "content": "It has shipped."}])
+            await session.wait_for_folds()
+            items = [item["content"] for item in await session.get_items()]
+            popped = await session.pop_item()
+            return items, popped["content"]
+
+    assert asyncio.run(turn()) == (["where is order 10086?", "It has shipped."], "It has shipped.")
+
+
+def test_the_demo_on_the_coordinator(citus):
+    """pgctx demo --dsn COORDINATOR: appends, folds, the working context, reconcile, a folder dying
+    between prepare and commit, recovery, tamper evidence; every check must pass."""
+    done = pgctx_cli("demo", "--dsn", Cluster.dsn(citus.coordinator, DATABASE))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.stdout.rstrip().endswith("every check passed")
