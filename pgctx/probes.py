@@ -78,7 +78,7 @@ def _fact(probe: FactProbe, view: View) -> Verdict:
     stated: list[tuple[int, Any, str]] = []  # (seq, value, where)
     for seq, kind, p in view.events:
         if kind in ("fact", "correction") and p.get("key") == probe.key and "value" in p:
-            if p.get("authority") != "model" and p.get("confidence", "confirmed") == "confirmed" \
+            if p.get("authority") != "model" and p.get("confidence") not in ("inferred", "unknown") \
                     and _about(want, subject_pairs(p.get("subject"))):
                 stated.append((seq, p["value"], f"raw {kind} #{seq}"))
         elif kind in ANSWERS and p.get("outcome") == "succeeded":

@@ -97,6 +97,16 @@ def test_model_guesses_and_expired_facts_state_nothing():
     assert not judge(fact_probe(key="phone", value="+44 7700 900124"), inferred).passed
 
 
+def test_a_raw_fact_of_any_confidence_but_inferred_or_unknown_states_its_value():
+    # docs/eval.md: a client's own confidence words ("stated", "explicit") are confirmed, as the
+    # summarizer and must_keep read them
+    stated = (34, "correction", {"key": "nas_export_path", "value": "/mnt/nas/Photos", "authority": "user",
+                                 "confidence": "stated", "supersedes": 27})
+    assert judge(fact_probe(key="nas_export_path", value="/mnt/nas/Photos"), raw(stated)).passed
+    unknown = (35, "fact", {**stated[2], "confidence": "unknown"})
+    assert not judge(fact_probe(key="nas_export_path", value="/mnt/nas/Photos"), raw(unknown)).passed
+
+
 def test_fact_values_compare_as_json_numbers_equal_across_int_and_float_not_strings():
     view = View(summarized(fact("in_stock", 3, 5)), [], "")
     assert judge(fact_probe(key="in_stock", value=3.0), view).passed
