@@ -50,7 +50,9 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    dropping entries, the least useful first and, among equals, the least recent: decisions and
    open questions that hold no value; statements that neither bind ("only", "never", "call me",
    "without asking", ...) nor hold a value (a number, a code, a file name, a short phrase such as
-   a name); tool facts whose value is prose (more than six words or 60 characters, no digit);
+   a name); tool facts whose value is prose (more than six words or 60 characters, no digit) and the
+   details of a listing's rows (a row's fields but its ids and names: ``series[3].rps`` goes,
+   ``albums[2].album_id`` stays: a later call picks a row by them);
    statements, decisions and open questions that hold a value; the other tool facts; binding
    statements; the user's declared facts; constraints. Recency follows what is live, not only
    the order of events: a fact whose value a later event repeats, or about an entity a later
@@ -97,6 +99,9 @@ _VALUE = re.compile(r"\d|\S@\S|\w[/_]\w|\w\.[a-z]{2,4}\b")
 _LITERAL = re.compile(r"[\w./:@+#-]*(?:\d|@|\w/\w|\w_\w)[\w./:@+#,-]*\w|[\w./:@+#-]*\d")
 _SENTENCE = re.compile(r"(?<=[.!?。！？;；])\s+|\n+")
 NAME_WORDS, NAME_CHARS = 6, 60  # a short phrase (a name, a title) is a value, longer text is prose
+# the last component of a field that names or identifies a row: what a later call picks it by
+_IDENTIFYING = re.compile(r"(^|_)([Ii][Dd]s?|uuid|code|number|no|ref|key|sku|slug|handle|email|url|path|title)$"
+                          r"|[a-z]Id$|[Nn]ame$|[a-z](Code|Number|Key|Ref)$")
 # what the agent said it will do: an offer or a plan
 _COMMITMENT = re.compile(r"\b(I'll|I will|I'm going to|I am going to|shall I|should I|let me know and I)\b",
                          re.IGNORECASE)
@@ -454,8 +459,18 @@ def _tier(name: str, item: Any) -> int:
     if name == "facts":
         if item["authority"] in ("user", "model"):
             return 6
-        return 4 if holds_value(item["value"]) else 2
+        return 4 if holds_value(item["value"]) and not row_detail(item["key"]) else 2
     return 7  # constraints
+
+
+def row_detail(key: str) -> bool:
+    """Whether a tool fact is a detail of one row of a listing (``series[3].rps``,
+    ``checks[4].region``) rather than a field of the result itself or a row's identifier or name
+    (``albums[2].album_id``, ``items[0].title``): a listing's rows are many, a later call picks one
+    of them by its id or name, and its other details are what rule 7 drops first among values."""
+    if "[" not in key:
+        return False
+    return not _IDENTIFYING.search(key.rsplit(".", 1)[-1].rsplit("]", 1)[-1])
 
 
 class _Kept:

@@ -15,7 +15,7 @@ import pytest
 import pgctx
 from pgctx import errors
 from pgctx.folds import fold_request
-from pgctx.summarizers import BuiltinSummarizer, binding
+from pgctx.summarizers import BuiltinSummarizer, binding, row_detail
 from pgctx.tokens import Budget
 from tests.events import EAGER
 
@@ -336,6 +336,22 @@ def test_what_is_used_again_outlasts_what_is_not(conn):
     assert "phone" in kept and len(kept) < 28  # the oldest fact, used by the last call, outlasts newer unused ones
     # the used fact moved to the end (used last), followed only by what the write was made with
     assert kept[-2:] == ["phone", "send_sms.text"]
+
+
+def test_a_listings_row_details_go_before_the_results_own_fields_and_the_rows_ids(conn):
+    add(conn, ("user", {"text": "what is the incident's state?"}),
+        *read_call(1, tool="get_incident", subject={"incident_id": "INC-1"}, severity="SEV2", page_id="sp_main"),
+        *read_call(2, tool="metrics", subject={"service": "checkout"},
+                   series=[{"series_id": f"s-{i}", "rps": 400 + i, "p99_ms": 900 + i, "t": f"14:{i:02d}"}
+                           for i in range(10)]))
+    small = Budget(window=3_000, fixed_input=0, output=0, reasoning=0, margin=0, summary_share=0.1)
+    assert pgctx.fold(conn, CID, budget=small, force=True).committed
+    kept = {f["key"] for f in pgctx.committed_fold(conn, CID).summary["facts"]}
+    # the newest facts are the series' details, yet they go first: what a later call uses stays
+    assert {"severity", "page_id"} | {f"series[{i}].series_id" for i in range(10)} <= kept, kept
+    assert len([k for k in kept if k.endswith((".rps", ".p99_ms", ".t"))]) < 30, kept  # some details went
+    assert [row_detail(k) for k in ("series[3].rps", "albums[2].album_id", "items[0].title", "rows[1].userId",
+                                    "severity", "by_year.2018")] == [True, False, False, False, False, False]
 
 
 def test_eager_folds_of_a_long_conversation_stay_within_the_summary_share(conn):
