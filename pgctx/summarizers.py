@@ -90,7 +90,8 @@ _BINDING = re.compile(r"\b(never|always|only|must|make sure|be sure|call me|text
                       r"avoid|no later than|unless|except|authori[sz]e|allowed|without (asking|checking|telling|"
                       r"confirming)|do not|don't (?!know|remember|think|see|understand|care|mind|have|need)|"
                       r"not (on|before|after|until|over|above|under|below|more than|less than|mon|tue|wed|thu|fri|"
-                      r"sat|sun)\w*|no (\w+ ){0,2}(until|before|after|more than|over|above)|max(imum)?|at most|at least|"
+                      r"sat|sun)\w*|(no|nothing) (\w+ ){0,2}(until|before|after|more than|over|above)|max(imum)?|"
+                      r"at most|at least|"
                       r"can't find out|cannot|policy|limit|budget|keep (it|them|the)|leave (it|them|that|those|the))\b"
                       r"|请勿|不要|只|必须|务必|记得", re.IGNORECASE)
 # a number, an email, a path or file name, a code with separators: something a next call can use
@@ -468,9 +469,7 @@ def row_detail(key: str) -> bool:
     ``checks[4].region``) rather than a field of the result itself or a row's identifier or name
     (``albums[2].album_id``, ``items[0].title``): a listing's rows are many, a later call picks one
     of them by its id or name, and its other details are what rule 7 drops first among values."""
-    if "[" not in key:
-        return False
-    return not _IDENTIFYING.search(key.rsplit(".", 1)[-1].rsplit("]", 1)[-1])
+    return "[" in key and not _IDENTIFYING.search(key.rsplit(".", 1)[-1].rsplit("]", 1)[-1])
 
 
 class _Kept:

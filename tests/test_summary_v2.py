@@ -274,7 +274,7 @@ def test_binding_words_outlast_small_talk_under_the_cap(conn):
 @pytest.mark.parametrize("rule", [
     "No full rollout until the canary has been clean for 15 minutes.", "Not Monday, I'm out.",
     "Keep it under the 30k yen policy.", "20 max, the room is small.", "Mom can't find out.",
-    "Stay within the 400 budget.", "Leave that file exactly where it is."])
+    "Stay within the 400 budget.", "Leave that file exactly where it is.", "Nothing before 10am on any day."])
 def test_rules_in_the_users_own_words_bind_and_small_talk_does_not(rule):
     assert binding(rule)
     assert not binding("Not sure, what do you think?") and not binding("No problem, thanks!")
