@@ -13,7 +13,8 @@ and the newest folded events that may fill the rest of the budget. Rules this mo
 - Evidence has a share of B (``budget.evidence_limit``): beyond it, the oldest pieces are shown
   as pinned notes (:func:`pgctx.messages.pinned_note`: seq, reason, chain hash and the start of
   the content) instead of raw, newest kept raw; they are still cited and verifiable. Where the
-  mandatory parts would not fit otherwise, more of it is shortened, before ContextOverBudget.
+  mandatory parts would not fit otherwise, more of it is shortened (the notes as one, then every
+  piece as one note of their seqs), before ContextOverBudget.
 - Memories are optional and are added in the given order while they fit.
 - The context uses its budget (``fill``, default B): what the summary, the evidence and the
   unfolded events leave of it is filled with the newest folded events, as trimming to that many
@@ -47,6 +48,7 @@ from pgctx.tokens import Budget, TokenCounter
 
 SECTIONS = ("system", "task", "summary", "evidence", "folded", "events", "memories", "current")
 HISTORY = ("task", "summary", "evidence", "folded", "events")  # what fills B
+TERSE = "what the summary's open calls and risks rest on"  # a grouped note's reasons, in the smallest windows
 NO_RESULT = {"outcome": "none recorded", "note": "no result is recorded for this call; its outcome is not known"}
 
 
@@ -121,10 +123,14 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
                 break
             evidence, kept_raw = shorter, sum(n for _, _, n, _ in shorter)
     grouped: set[int] = set()  # the seqs of the pinned notes shown as one (a run of folded events skips them)
-    if out.total + kept_raw > budget.input_limit:
-        # many pieces (a session of irreversible deletes): the notes as one, by seq and reason
-        evidence, grouped = _grouped(counter, evidence)
-        kept_raw = sum(n for _, _, n, _ in evidence)
+    for every, terse in ((False, False), (True, False), (True, True)):
+        if out.total + kept_raw > budget.input_limit:
+            # many pieces (a session of irreversible deletes): the notes as one, by seq and reason;
+            # in a window too small even for that, the raw pieces join them, and then the note
+            # keeps only their seqs (the summary's tool state and pending still say what is open)
+            evidence, more = _grouped(counter, evidence, every, terse)
+            grouped |= more
+            kept_raw = sum(n for _, _, n, _ in evidence)
     if out.total + kept_raw > budget.input_limit:
         over = out.total + kept_raw - budget.input_limit
         raise ContextOverBudget(
@@ -189,25 +195,30 @@ def _evidence(counter: TokenCounter, share: int, rows: list[tuple[Any, ...]],
     return shown
 
 
-def _grouped(counter: TokenCounter, evidence: list[tuple[tuple[Any, ...], dict[str, Any], int, bool]]
+def _grouped(counter: TokenCounter, evidence: list[tuple[tuple[Any, ...], dict[str, Any], int, bool]],
+             every: bool = False, terse: bool = False
              ) -> tuple[list[tuple[tuple[Any, ...], dict[str, Any] | None, int, bool]], set[int]]:
-    """The pinned notes of ``evidence`` as one note, on the oldest's entry (the others keep their
-    entry, with no message): each event's seq, and each reason once with how many events it
-    pins. The events stay in pgctx.events, verifiable by seq."""
-    notes = [(row, message) for row, message, _, shortened in evidence if shortened]
-    if len(notes) < 2:
+    """The pinned notes of ``evidence`` (``every``: all of it, raw pieces too) as one note, on the
+    oldest's entry (the others keep their entry, with no message): each event's seq, and each
+    reason once with how many events it pins (``terse``: no reasons, pgctx.context_events has
+    them). The events stay in pgctx.events, verifiable by seq; nothing changes when the note
+    would not be shorter."""
+    notes = [row for row, _, _, shortened in evidence if shortened or every]
+    if len(notes) < 2 and not (terse and notes):
         return evidence, set()
     reasons: dict[str, int] = {}
-    for row, _ in notes:
+    for row in notes:
         why = kept_for(row[3], row[5])
         reasons[why] = reasons.get(why, 0) + 1
-    said = "; ".join(f"{why} (x{n})" if n > 1 else why for why, n in reasons.items())
+    said = TERSE if terse else "; ".join(f"{why} (x{n})" if n > 1 else why for why, n in reasons.items())
     message = {"role": "system", "content": f"[pinned evidence shortened to its seqs, "
-                                            f"#{_spans([row[1] for row, _ in notes])}: {said}]"}
-    first = notes[0][0][1]
-    return [(row, message, counter.message_tokens(message), True) if shortened and row[1] == first
-            else (row, None, 0, True) if shortened else (row, m, n, False)
-            for row, m, n, shortened in evidence], {row[1] for row, _ in notes}
+                                            f"#{_spans([row[1] for row in notes])}: {said}]"}
+    tokens, members = counter.message_tokens(message), {row[1] for row in notes}
+    if tokens >= sum(n for row, _, n, _ in evidence if row[1] in members):
+        return evidence, set()
+    return [(row, message, tokens, True) if row[1] == notes[0][1]
+            else (row, None, 0, True) if row[1] in members else (row, m, n, False)
+            for row, m, n, _ in evidence], members
 
 
 def _spans(seqs: list[int]) -> str:

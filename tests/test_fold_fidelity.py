@@ -23,7 +23,7 @@ from psycopg.types.json import Jsonb
 
 import pgctx
 from pgctx.canonical import canonical_json
-from pgctx.errors import FoldHidesContent
+from pgctx.errors import ContextOverBudget, FoldHidesContent
 from pgctx.folds import fold_request
 from pgctx.messages import event_message
 from pgctx.summary import SCHEMA_VERSION
@@ -350,6 +350,31 @@ def test_many_pieces_of_evidence_over_any_share_are_one_note_of_their_seqs_not_a
     raw = {seq for seq, _, _ in small.events}
     assert evidence == set(shortened) | (raw & evidence)  # every piece either raw or in the note
     assert note.startswith(f"[pinned evidence shortened to its seqs, #{shortened[0]}-") and "delete_branch (x" in note
+
+def test_in_the_smallest_windows_raw_evidence_joins_one_note_of_its_seqs_before_a_refusal(conn):
+    budget = Budget(window=4096, fixed_input=0, output=512, margin=0, raw_tail=0)
+    pgctx.append(conn, CID, "user", {"text": "post the maintenance notice"})
+    key = "maintenance-notice-2026-12-04-platform-announce"
+    pgctx.append(conn, CID, "tool_call", {"tool": "chat_post_message", "call_id": "p1", "effect": "write",
+                                          "idempotency_key": key, "arguments": {"channel": "C1"}})
+    pgctx.append(conn, CID, "tool_result", {"call_id": "p1", "outcome": "timeout"})  # 2, 3: unknown, short, raw
+    pgctx.append(conn, CID, "assistant", {"text": f"It timed out; I will ask by key {key}. {LOG}"})
+    assert pgctx.fold(conn, CID, budget=budget, force=True).committed
+    ctx = pgctx.build_context(conn, CID, budget=budget, fill=0)
+    assert {seq for seq, _ in ctx.evidence} == {2, 3} and not ctx.noted  # raw: a note of each is no shorter
+    terse = COUNTER.message_tokens({"role": "system", "content": "[pinned evidence shortened to its seqs, #2-3: "
+                                                                 "what the summary's open calls and risks rest on]"})
+    tight = Budget(window=ctx.total_tokens - ctx.sections["evidence"] + terse + 2, fixed_input=0, output=0, margin=0,
+                   raw_tail=0)
+    small = pgctx.build_context(conn, CID, budget=tight, fill=0)
+    assert small.total_tokens <= tight.input_limit and sorted(small.noted) == [2, 3]
+    [note] = [m["content"] for m in small.messages if "pinned evidence shortened" in (m.get("content") or "")]
+    assert note == "[pinned evidence shortened to its seqs, #2-3: what the summary's open calls and risks rest on]"
+    assert "p1 chat_post_message" in next(m["content"] for m in small.messages if "[summary" in m["content"])
+    with pytest.raises(ContextOverBudget):  # below that, a refusal that says by how much
+        pgctx.build_context(conn, CID, budget=Budget(window=tight.window - 10, fixed_input=0, output=0, margin=0,
+                                                     raw_tail=0), fill=0)
+
 
 # --------------------------------------------------------------------------------------------
 # a contradiction across a fold boundary
