@@ -194,21 +194,25 @@ def show(value: Any) -> str:
 def _fact_groups(facts: list[dict[str, Any]]) -> list[str]:
     """Facts as lines, one per subject, authority and sources (in the order each group first
     appears): "[order_id=10086] tracker #12: status = shipped; eta = 2026-09-02" reads as well as a
-    line per fact and costs about half the tokens."""
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    line per fact and costs about half the tokens. The fields of one row of a listing are said
+    together, the row named once: "items[0].id = 7hq2m1o0, start = 09:30; items[1].id = ..."."""
+    groups: dict[tuple[Any, ...], dict[str, list[dict[str, Any]]]] = {}
     for fact in facts:
-        how = fact.get("authority", "")
-        groups.setdefault((fact.get("subject") or "", how, _seqs(fact)), []).append(fact)
-    return [_fact_head(subject, how, seqs) + "; ".join(_fact_value(f) for f in members)
-            for (subject, how, seqs), members in groups.items()]
+        how, key = fact.get("authority", ""), str(fact.get("key", ""))
+        row = key[:key.rindex("].") + 2] if "]." in key else key  # "items[0]." (a row), or the key itself
+        groups.setdefault((fact.get("subject") or "", how, _seqs(fact)), {}).setdefault(row, []).append(fact)
+    return [_fact_head(subject, how, seqs) + "; ".join(
+        ", ".join(_fact_value(f, f["key"][len(row):] if i and row.endswith(".") else None)
+                  for i, f in enumerate(members))
+        for row, members in rows.items()) for (subject, how, seqs), rows in groups.items()]
 
 
 def _fact_head(subject: str, authority: str, seqs: str) -> str:
     return (f"[{subject}] " if subject else "") + f"{authority} #{seqs}: "
 
 
-def _fact_value(fact: dict[str, Any]) -> str:
-    text = f"{fact.get('key', '')} = {show(fact.get('value'))}"
+def _fact_value(fact: dict[str, Any], name: str | None = None) -> str:
+    text = f"{fact.get('key', '') if name is None else name} = {show(fact.get('value'))}"
     if fact.get("confidence", "confirmed") != "confirmed":
         text += f" ({fact['confidence']})"
     if fact.get("previous_value") is not None:

@@ -20,7 +20,7 @@ import pgctx
 from pgctx.canonical import canonical_json
 from pgctx.context import SECTIONS
 from pgctx.errors import ContextOverBudget, ConversationNotFound
-from pgctx.messages import note
+from pgctx.messages import note, summary_message
 from pgctx.tokens import Budget, TokenCounter
 from tests.events import EAGER, call, pasted, result
 
@@ -179,6 +179,19 @@ def test_sections_in_order_with_recounted_tokens(story):
     assert summary["content"].startswith("[summary v1 of events 1..6: what the omitted events established]\n")
     assert (ctx.version, ctx.cursor, ctx.limit, ctx.dropped_memories) == (1, 6, 1_000_000, 0)
     assert ctx.messages[0] == {"role": "system", "content": SYSTEM} and ctx.messages[-1]["content"] == CURRENT
+
+
+def test_a_listings_rows_are_rendered_one_row_at_a_time_naming_the_row_once():
+    def fact(key, value, seq=3, subject="calendar_id=primary"):
+        return {"key": key, "value": value, "confidence": "confirmed", "authority": "cal_list", "status": "active",
+                "source_event_ids": [seq], "subject": subject}
+    summary = {"facts": [fact("date", "2024-10-17"), fact("items[0].id", "7hq2m1o0"), fact("items[1].id", "3k9av4p2"),
+                         fact("items[0].start", "09:30"), fact("items[1].start", "14:00"), fact("status", "ok", seq=4)]}
+    lines = summary_message(summary, 2, 4)["content"].splitlines()
+    assert lines[1:] == ["Facts:",
+                         "- [calendar_id=primary] cal_list #3: date = 2024-10-17; items[0].id = 7hq2m1o0, start = 09:30; "
+                         "items[1].id = 3k9av4p2, start = 14:00",
+                         "- [calendar_id=primary] cal_list #4: status = ok"]
 
 
 def test_calls_and_outputs_are_paired(story):
