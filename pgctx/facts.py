@@ -4,8 +4,9 @@ One definition, used by the built-in summarizer (facts whose authority is the to
 fidelity judge (:mod:`pgctx.probes`, what a raw result in a context states), so the two cannot
 disagree:
 
-- the fields are the payload's ``result`` (an object's members; any other value is the field
-  ``result``) and every other payload member except the conventions pgctx reads itself
+- the fields are the payload's ``result`` (an object's members, or the members of the object
+  that is its one member: ``{"product": {"price": "26.50"}}`` states ``price``; any other value is
+  the field ``result``) and every other payload member except the conventions pgctx reads itself
   (``call_id``, ``outcome``, ``request_id``, ``error``, ``idempotency_key``, ``authority``);
 - objects are flattened with dotted names (``address.city``), lists of objects with an index
   (``flights[0].id``), down to 4 levels and 10 items;
@@ -49,6 +50,17 @@ def _flatten(name: str, value: Any, depth: int) -> Iterator[tuple[str, Any]]:
                 yield from _flatten(f"{name}[{i}]", inner, depth + 1)
 
 
+def record(result: dict[str, Any]) -> dict[str, Any]:
+    """The record a result object states: itself, or the object that is its one member (a record
+    wrapped in its type's name, ``{"product": {"price": "26.50"}}``), as sql/160's
+    pgctx.result_record reads it."""
+    if len(result) == 1:
+        (inner,) = result.values()
+        if isinstance(inner, dict):
+            return inner
+    return result
+
+
 def result_fields(payload: dict[str, Any], arguments: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
     """The (field, value) facts a tool result's payload states, in payload order, less the fields
     that echo ``arguments`` (a read call's, when known)."""
@@ -57,7 +69,7 @@ def result_fields(payload: dict[str, Any], arguments: dict[str, Any] | None = No
         if key in CONVENTIONS:
             continue
         if key == "result" and isinstance(value, dict):
-            fields += _flatten("", value, 0)
+            fields += _flatten("", record(value), 0)
         else:
             fields += _flatten(str(key), value, 1)
     echoed = arguments if isinstance(arguments, dict) else {}

@@ -15,8 +15,11 @@
 --     result that differs from an earlier read is this agent's own change). The earlier reading
 --     may lie in the range examined or be folded: the summary the range continues carries the
 --     last reading per tool, field and subject (its active facts by a tool), so a reading after a
---     fold contradicts one before it. Stated limit: a reading the summary dropped (its size cap)
---     is not compared. Once found, the contradiction's evidence (both events, the folded one
+--     fold contradicts one before it. A result whose one member is an object ({"product":
+--     {...}}, a record wrapped in its type's name) is read as that record (pgctx.result_record),
+--     so {"item": {"price": "24.00"}} and {"product": {"price": "26.50"}} about one SKU disagree.
+--     Stated limit: a reading the summary dropped (its size cap) is not compared, nor fields
+--     nested deeper. Once found, the contradiction's evidence (both events, the folded one
 --     included) stays pinned until a later reading settles it (165).
 --   * Whether a fold is due, and where it ends, is the policy of fold_status (below): a raw tail
 --     stays unfolded, structural and risk triggers wait for a floor, and a fold must make the
@@ -36,6 +39,20 @@ INSERT INTO pgctx.event_kinds (kind, description) VALUES
     ('permission',   'a conclusion about permissions or identity (who the user is, what they may do)'),
     ('verification', 'the result of a verification step: {ok: true|false, what}')
 ON CONFLICT (kind) DO UPDATE SET description = excluded.description;
+
+CREATE OR REPLACE FUNCTION pgctx.result_record(result jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+    -- a result object whose one member is an object is that object; any other object is itself;
+    -- anything else has no fields ('{}'). pgctx.facts.result_fields reads results the same way.
+    SELECT CASE WHEN jsonb_typeof(result) <> 'object' THEN '{}'::jsonb
+                WHEN (SELECT count(*) FROM jsonb_object_keys(result)) = 1
+                     AND jsonb_typeof((SELECT v FROM jsonb_each(result) AS e(k, v))) = 'object'
+                THEN (SELECT v FROM jsonb_each(result) AS e(k, v))
+                ELSE result END
+$$;
+COMMENT ON FUNCTION pgctx.result_record(jsonb) IS
+    'The record a tool result states fields of: the result object, or the object that is its one member (a record wrapped in its type''s name: {"product": {...}}); ''{}'' for a result that is no object. Contradictions compare its fields (fold_triggers, risk_live).';
 
 -- Before 0006 fold_triggers took no summary token count and named no risk identity.
 DROP FUNCTION IF EXISTS pgctx.fold_triggers(text, bigint, bigint, bigint);
@@ -98,8 +115,7 @@ BEGIN
         SELECT r.seq, c.tool, c.effect, c.identifiers, f.key AS field, f.value
           FROM range r
           JOIN calls c ON c.call_id = r.payload->>'call_id'
-         CROSS JOIN LATERAL jsonb_each(CASE jsonb_typeof(r.payload->'result') WHEN 'object'
-                                            THEN r.payload->'result' ELSE '{}' END) AS f(key, value)
+         CROSS JOIN LATERAL jsonb_each(pgctx.result_record(r.payload->'result')) AS f(key, value)
          WHERE r.kind = 'tool_result' AND r.payload->>'outcome' = 'succeeded'
            AND cardinality(c.identifiers) > 0 AND jsonb_typeof(f.value) IN ('string', 'number', 'boolean')
            AND (c.effect <> 'read' OR c.arguments->f.key IS DISTINCT FROM f.value)

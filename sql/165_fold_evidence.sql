@@ -75,10 +75,9 @@ BEGIN
                                       AND r.kind = 'tool_result' AND r.payload->>'call_id' = t.call_id
                                       AND r.seq > newest AND r.seq <= upto
                                 WHERE r.payload->>'outcome' = 'succeeded'
-                                  AND jsonb_typeof(r.payload->'result') = 'object'
-                                  AND r.payload->'result' ? (risk->>'field')
-                                  AND (t.effect <> 'read'
-                                       OR t.arguments->(risk->>'field') IS DISTINCT FROM r.payload->'result'->(risk->>'field'))
+                                  AND pgctx.result_record(r.payload->'result') ? (risk->>'field')
+                                  AND (t.effect <> 'read' OR t.arguments->(risk->>'field')
+                                       IS DISTINCT FROM pgctx.result_record(r.payload->'result')->(risk->>'field'))
                                   AND t.identifiers && ARRAY(SELECT jsonb_array_elements_text(risk->'identifiers')))
                AND NOT EXISTS (SELECT 1 FROM pgctx.events e
                                 WHERE e.conversation_id = risk_live.conversation_id AND e.kind = 'correction'

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -239,7 +240,8 @@ def test_upgrading_a_distributed_database_of_the_previous_release(citus):
         pgctx.append_many(conn, "upgraded", RELEASE_EVENTS)
     pgctx.migrate(dsn)
     with psycopg.connect(dsn, autocommit=True) as conn:
-        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchone() == ("0013",)
+        newest = max(p.name[:4] for p in (Path(__file__).parents[1] / "migrations" / "versions").glob("0*.py"))
+        assert conn.execute("SELECT version_num FROM pgctx.alembic_version").fetchone() == (newest,)
         assert pgctx.distribute(conn) == []  # migrate distributed what it created
         pgctx.append_many(conn, "upgraded", ORDER_STORY)
         assert pgctx.fold(conn, "upgraded", force=True).committed

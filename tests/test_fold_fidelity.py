@@ -380,19 +380,25 @@ def test_in_the_smallest_windows_raw_evidence_joins_one_note_of_its_seqs_before_
 # a contradiction across a fold boundary
 
 
-def test_a_reading_after_a_fold_contradicts_one_before_it(conn):
+def wrapped(name: str | None, record: dict) -> dict:
+    return {name: record} if name else record
+
+
+@pytest.mark.parametrize("before, after", [(None, None), ("item", "product")],
+                         ids=["fields", "records-wrapped-in-their-names"])
+def test_a_reading_after_a_fold_contradicts_one_before_it(conn, before, after):
     for tool in ("warehouse_stock", "shop_stock"):
         conn.execute("SELECT pgctx.declare_tool(%s, 'read', ARRAY['sku'])", (tool,))
     pgctx.append(conn, CID, "user", {"text": "how many units of SKU-9 are left?"})
     pgctx.append(conn, CID, "tool_call", {"tool": "warehouse_stock", "call_id": "w-1", "arguments": {"sku": "SKU-9"}})
-    pgctx.append(conn, CID, "tool_result", {"call_id": "w-1", "outcome": "succeeded", "result": {"units": 12},
-                                            "log": LOG})
+    pgctx.append(conn, CID, "tool_result", {"call_id": "w-1", "outcome": "succeeded",
+                                            "result": wrapped(before, {"units": 12}), "log": LOG})
     assert pgctx.fold(conn, CID, force=True).committed
     committed = pgctx.committed_fold(conn, CID)
     assert any(f["key"] == "units" and f["value"] == 12 for f in committed.summary["facts"])
     seq = pgctx.append(conn, CID, "tool_call", {"tool": "shop_stock", "call_id": "s-1", "arguments": {"sku": "SKU-9"}})
-    answer = pgctx.append(conn, CID, "tool_result", {"call_id": "s-1", "outcome": "succeeded", "result": {"units": 3},
-                                                     "log": LOG})
+    answer = pgctx.append(conn, CID, "tool_result", {"call_id": "s-1", "outcome": "succeeded",
+                                                     "result": wrapped(after, {"units": 3}), "log": LOG})
     # (and a lookup of something else, so that a fold of the range shrinks the context though both
     # readings stay raw)
     pgctx.append(conn, CID, "tool_call", {"tool": "carrier_log", "call_id": "l-1", "effect": "read",

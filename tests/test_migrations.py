@@ -108,6 +108,7 @@ RELEASES = [
     pytest.param("ee126cd", "0010", "SELECT to_regclass('pgctx.chain_breaks') IS NULL", id="0010"),
     pytest.param("5292534", "0011", "SELECT to_regprocedure('pgctx.branch_continuing_from(text, integer)') IS NULL",
                  id="0011"),
+    pytest.param("941d47e", "0013", "SELECT to_regprocedure('pgctx.result_record(jsonb)') IS NULL", id="0013"),
 ]
 
 # A fold every release could commit: a version 1 summary of the three events below, prepared and
