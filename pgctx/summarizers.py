@@ -456,7 +456,9 @@ def _tier(name: str, item: Any) -> int:
         text = item if isinstance(item, str) else item["decision"]
         return 3 if _VALUE.search(text) else 0
     if name == "user_requests":
-        return 5 if binding(item["text"]) else (3 if holds_value(item["text"]) else 1)
+        # (a statement shortened to its values binds nothing: the "only" of its mark is not the user's)
+        words = not item["text"].startswith(LITERALS)
+        return 5 if words and binding(item["text"]) else (3 if holds_value(item["text"]) else 1)
     if name == "facts":
         if item["authority"] in ("user", "model"):
             return 6

@@ -271,6 +271,15 @@ def test_binding_words_outlast_small_talk_under_the_cap(conn):
     assert len(kept) == 12 and kept[-1] == "Never leave the parcel with the neighbours."
 
 
+def test_a_statement_shortened_to_its_values_does_not_bind_and_goes_before_a_rule():
+    from pgctx.summarizers import LITERALS, _tier
+    rule, values = {"text": "Never force-push to a shared branch."}, {"text": LITERALS + "4821, e2e-smoke"}
+    # ("(values only)" holds the word "only": read as the user's, every shortened statement outranked
+    # the rules and pushed the oldest of them out under the cap of 12)
+    assert not binding(values["text"][len(LITERALS):]) and binding(rule["text"])
+    assert _tier("user_requests", values) < _tier("user_requests", rule)
+
+
 @pytest.mark.parametrize("rule", [
     "No full rollout until the canary has been clean for 15 minutes.", "Not Monday, I'm out.",
     "Keep it under the 30k yen policy.", "20 max, the room is small.", "Mom can't find out.",
