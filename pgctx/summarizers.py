@@ -61,7 +61,8 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    ``(values only) ...``), and dropped only in a second pass. Tool state, pending actions and
    what PC120 requires (the newest user requests of the range, the facts declared in it), which
    the database checks, are never dropped; a range that had content always leaves a citation
-   (the newest message, as a decision, when nothing else cites it). Stated limit: what is
+   (the newest message, as a decision, when nothing else cites it; in a range of tool results
+   only, the newest result's first two fields). Stated limit: what is
    dropped is gone from the summary (the events keep it), and the binding words are an English
    and Chinese list, not an understanding of the text.
 """
@@ -85,6 +86,7 @@ UNRESOLVED = ("planned", "running", "unknown")
 CAPS = {"decisions": 8, "open_questions": 8, "constraints": 12, "user_requests": 12}
 GOAL_CHARS = 160  # the goal's start: the user's words are kept whole among the statements
 SAID_CHARS = 300  # what the agent said, as a decision
+HOLLOW_FIELDS = 2  # what a range of tool results only keeps when the size bound dropped its facts
 STATEMENT_CHARS = 800
 _BINDING = re.compile(r"\b(never|always|only|must|make sure|be sure|call me|text me|email me|prefer|instead of|"
                       r"avoid|no later than|unless|except|authori[sz]e|allowed|without (asking|checking|telling|"
@@ -179,7 +181,7 @@ class BuiltinSummarizer:
         s["omitted_event_range"] = dict(keep["omitted_event_range"])
         s["last_event_id"] = request.to_seq
         _bound(s, request.budget or Budget(), request.to_seq, kept)
-        _not_hollow(s, events)
+        _not_hollow(s, events, calls)
         return s
 
     def _fold_event(self, s: dict[str, Any], event: Event, calls: dict[str, Any],
@@ -508,9 +510,11 @@ def _cap(s: dict[str, Any], kept: _Kept) -> None:
             s[name].remove(item)
 
 
-def _not_hollow(s: dict[str, Any], events: list[Event]) -> None:
+def _not_hollow(s: dict[str, Any], events: list[Event], calls: dict[str, Any]) -> None:
     """A range with content is never folded into a summary that cites none of it (PC120): when
-    nothing else does, the newest message of the range is kept as a decision."""
+    nothing else does, the newest message of the range is kept as a decision, or, in a range of
+    tool results only (a read whose facts the size bound dropped), the newest successful result's
+    first fields."""
     seqs = {e.seq for e in events}
     if seqs & set(cited(s)):
         return
@@ -520,6 +524,14 @@ def _not_hollow(s: dict[str, Any], events: list[Event]) -> None:
         last, text = said[-1]
         who = "the agent" if last.kind == "assistant" else last.kind
         _decide(s, f"{who} said: {text[:SAID_CHARS]}", last.seq)
+        return
+    answers = [e for e in events if e.kind in ("tool_result", "status_query") and e.payload.get("outcome") == "succeeded"
+               and result_fields(e.payload)]
+    if answers:
+        last = answers[-1]
+        tool = calls.get(last.payload.get("call_id"), {}).get("tool", last.kind)
+        fields = "; ".join(f"{key} = {value}" for key, value in result_fields(last.payload)[:HOLLOW_FIELDS])
+        _decide(s, f"{tool} said: {fields}"[:SAID_CHARS], last.seq)
 
 
 def _bound(s: dict[str, Any], budget: Budget, cursor: int, kept: _Kept) -> None:

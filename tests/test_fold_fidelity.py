@@ -115,6 +115,21 @@ def test_a_range_of_answers_only_cannot_be_folded_hollow(conn):
     assert done.committed, done
 
 
+def test_a_range_of_one_read_whose_facts_the_bound_dropped_still_folds_citing_it(conn):
+    pgctx.append(conn, CID, "user", {"text": "is the front door locked?"})
+    pgctx.append(conn, CID, "assistant", {"text": f"Let me check. The hub's log:\n{LOG}"})
+    assert pgctx.fold(conn, CID, force=True).committed
+    pgctx.append(conn, CID, "tool_call", {"tool": "get_state", "call_id": "g1", "effect": "read",
+                                          "arguments": {"entity_id": "lock.front_door"}})
+    pgctx.append(conn, CID, "tool_result", {"call_id": "g1", "outcome": "succeeded",
+                                            "result": {"state": "locked", "last_changed": "07:42", "log": LOG[:900]}})
+    tiny = Budget(window=4096, fixed_input=0, output=0, margin=0, summary_share=0.01, raw_tail=0)
+    done = pgctx.fold(conn, CID, budget=tiny, force=True)
+    assert done.committed, done  # not refused as hollow (PC120): the result's first fields are kept
+    assert "get_state said: state = locked; last_changed = 07:42" in [
+        d["decision"] for d in pgctx.committed_fold(conn, CID).summary["decisions"]]
+
+
 def test_the_newest_user_requests_of_the_range_must_be_cited(conn):
     head = chat(conn, 5)  # user messages at 1, 3, 5, 7, 9
     keep = pgctx.must_keep(conn, CID, 0, head)
