@@ -173,14 +173,17 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
 def _status(conversation_id: str, budget: Budget, force: bool) -> db.Op[_Status]:
     """The committed fold, head, unfolded tokens, triggers, the policy's reason and, if a fold is
     due (or forced), its request."""
-    rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold, floor=budget.floor,
+    # a forced fold weighs every trigger (no floor), so fold_status computes them and the boundary
+    rows = yield db.Query(db.FOLD_STATUS, dict(c=conversation_id, capacity=budget.threshold,
+                                               floor=None if force else budget.floor,
                                                tail=budget.tail, force=force, sv=SCHEMA_VERSION,
                                                hz=budget.horizon))
     if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
     version, cursor, head, unfolded, evidence, triggers, _due, reason, summary, hi, keep, events = rows[0]
     committed = CommittedFold(version, cursor, summary)
-    parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers)
+    # (no triggers computed: under the floor and the threshold nothing can be due, sql/160)
+    parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers or ())
     request = None if keep is None else make_request(conversation_id, committed, hi, keep, events,
                                                      summary_schema(), budget, budget.horizon)
     return _Status(committed, head, unfolded, evidence, parsed, reason, request)

@@ -23,7 +23,9 @@
 --     included) stays pinned until a later reading settles it (165).
 --   * Whether a fold is due, and where it ends, is the policy of fold_status (below): a raw tail
 --     stays unfolded, structural and risk triggers wait for a floor, and a fold must make the
---     context smaller.
+--     context smaller. Under the floor and the capacity threshold nothing can be due, and
+--     fold_status answers from indexed reads of the committed fold, the unfolded range's stored
+--     token counts and the evidence, computing no trigger and no boundary.
 --   * A fold boundary keeps atomic units whole: fold_boundary never ends a fold between a tool
 --     call and its result and never separates an approval from the goal it scopes. A call still
 --     waiting for its result may be folded: the summary tracks it as unresolved (080: always kept)
@@ -338,6 +340,17 @@ BEGIN
     SELECT coalesce(sum(x.tokens), 0) INTO evidence_tokens
       FROM pgctx.pinned_evidence(fold_status.conversation_id, cursor,
                                  pgctx.base_summary(fold_status.conversation_id, version), recorded) x;
+    size := summary_tokens + evidence_tokens + unfolded_tokens;
+    IF floor IS NOT NULL AND size <= floor AND (capacity IS NULL OR size <= capacity) AND head_seq > cursor THEN
+        -- nothing can be due: structural and risk triggers wait for the floor, capacity for the
+        -- threshold. What a turn pays for the check is then these few indexed reads, not a
+        -- derivation of the unfolded range's calls: the triggers, the boundaries and fold_tokens are
+        -- not computed (NULL); fold(force => true) passes no floor, so it gets them all
+        due := false;
+        reason := format('not due: summary, evidence and history (%s tokens) are under the floor %s that structural '
+                         'and risk triggers wait for', size, floor);
+        RETURN;
+    END IF;
     SELECT coalesce(jsonb_agg(jsonb_build_object('class', t.trigger_class, 'reason', t.reason,
                                                  'evidence', to_jsonb(t.evidence))), '[]'),
            coalesce(array_agg(DISTINCT t.trigger_class), '{}')
@@ -362,7 +375,6 @@ BEGIN
     SELECT coalesce(sum(e.tokens), 0) INTO fold_tokens FROM pgctx.events e
      WHERE e.conversation_id = fold_status.conversation_id AND e.seq > cursor AND e.seq <= boundary;
 
-    size := summary_tokens + evidence_tokens + unfolded_tokens;
     smaller := fold_tokens > summary_tokens;
     due := false;
     IF head_seq <= cursor THEN
@@ -395,7 +407,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.fold_status(text, bigint, bigint, bigint) IS
-    'The fold policy: committed fold, head, where a fold may end (leaving the raw tail), unfolded, summary and evidence tokens, the triggers, and whether a fold is due, with the reason (capacity, floor and tail in tokens).';
+    'The fold policy: committed fold, head, where a fold may end (leaving the raw tail), unfolded, summary and evidence tokens, the triggers, and whether a fold is due, with the reason (capacity, floor and tail in tokens). Under both the floor and the capacity threshold nothing can be due, and triggers, boundary, full_boundary and fold_tokens are NULL: not computed.';
 
 -- fold() serializes a conversation's folds after repeated compare-and-swap conflicts: a
 -- transaction-scoped advisory lock (released at commit or rollback, so it works behind a

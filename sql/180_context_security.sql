@@ -16,7 +16,8 @@ REVOKE ALL ON FUNCTION
     pgctx.serialize_folds(text),
     pgctx.lineage(text),
     pgctx.lineage_parts(text[], bigint[], bigint[]),
-    pgctx.checkpoints_evidence()
+    pgctx.checkpoints_evidence(),
+    pgctx.result_record(jsonb)
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
     pgctx.fold_triggers(text, bigint, bigint, bigint, bigint, jsonb),
@@ -27,6 +28,7 @@ GRANT EXECUTE ON FUNCTION
     pgctx.pinned_evidence(text, bigint, jsonb, jsonb),
     pgctx.fold_evidence(text, integer, bigint, bigint),
     pgctx.lineage(text),
-    pgctx.lineage_parts(text[], bigint[], bigint[])
+    pgctx.lineage_parts(text[], bigint[], bigint[]),
+    pgctx.result_record(jsonb)
     TO pgctx_app, pgctx_auditor;
 GRANT EXECUTE ON FUNCTION pgctx.serialize_folds(text) TO pgctx_app;

@@ -22,6 +22,7 @@ from pgctx.folding import Trigger, summary_tokens
 from pgctx.summary import SCHEMA_VERSION
 from pgctx.messages import event_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest
+from pgctx.tokens import Budget
 from pgctx.tokens import Budget, TokenCounter
 from tests.events import EAGER, LOG, call, pasted, result
 
@@ -107,7 +108,9 @@ def test_not_due_writes_nothing_and_force_folds(conn):
     assert forced.committed and forced.reason == "committed"
     assert (forced.version, forced.cursor, forced.previous_version, forced.previous_cursor) == (1, 3, 0, 0)
     assert (forced.attempts, forced.summarizer, forced.conflicts, forced.triggers) == (1, "pgctx-builtin/2", [], ())
-    assert forced.policy == "forced" and idle.policy == idle.reason == "not due: no capacity, structural or risk trigger"
+    assert forced.policy == "forced" and idle.policy == idle.reason == (
+        f"not due: summary, evidence and history ({h} tokens) are under the floor {Budget().floor} that structural "
+        "and risk triggers wait for")
     assert checkpoints(conn) == [(1, "COMMITTED", 0, 0, 3, None)]
     # after the fold: the summary's task state and summary message, nothing unfolded (and, with
     # the rest of the budget to fill, the folded events raw beside it: not asked for here)

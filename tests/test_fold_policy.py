@@ -54,10 +54,15 @@ def test_a_conversation_under_the_floor_is_never_folded_whatever_fires(conn):
         ("tool_call", call(1)), ("tool_result", result(1)),                                     # structural
         ("tool_call", call(2, tool="refund", effect="irreversible")), ("tool_result", result(2, "timeout")))  # risk
     b = budget(2 * tokens(conn), structural_floor=0.6)
+    fired = conn.execute("SELECT trigger_class FROM pgctx.fold_triggers(%s, %s)", (CID, b.threshold)).fetchall()
+    assert {c for (c,) in fired} == {"structural", "risk"}
     s = status(conn, b)
-    assert {t["class"] for t in s["triggers"]} == {"structural", "risk"}
     assert not s["due"] and s["reason"] == (f"not due: summary, evidence and history ({tokens(conn)} tokens) are under the floor "
                                             f"{b.floor} that structural and risk triggers wait for")
+    # nothing can be due there, so the policy computes no trigger and no boundary (the cheap check
+    # a turn pays): NULL, not an empty list
+    assert [s[k] for k in ("triggers", "boundary", "full_boundary", "fold_tokens")] == [None] * 4
+    assert s["unfolded_tokens"] == tokens(conn) and s["evidence_tokens"] == 0 and s["head_seq"] == 5
     done = pgctx.fold(conn, CID, budget=b)
     assert not done.committed and done.reason == s["reason"]
     ctx = pgctx.build_context(conn, CID, budget=b)
@@ -128,7 +133,10 @@ def test_force_folds_to_the_newest_boundary_whatever_the_policy(conn):
     add(conn, *chatter(4), ("tool_call", call(1)))  # 5: waiting for its result (a fold may take it)
     b = budget(100_000)
     s = status(conn, b)
-    assert not s["due"] and s["full_boundary"] == 5 and s["boundary"] <= 5
+    assert not s["due"] and s["full_boundary"] is None  # under the floor: no boundary computed
+    forced = conn.execute("SELECT full_boundary, boundary FROM pgctx.fold_status(%s, %s, NULL, %s)",
+                          (CID, b.threshold, b.tail)).fetchone()  # what fold(force=True) asks: no floor
+    assert forced[0] == 5 and forced[1] <= 5
     done = pgctx.fold(conn, CID, budget=b, force=True)
     assert done.committed and done.cursor == 5 and done.policy == "forced"
 
