@@ -607,8 +607,13 @@ class Service:
             for proc in self.procs:
                 if proc.popen and not proc.killed and proc.popen.poll() is not None:
                     self.counts.crashes.append(f"process {proc.index} (slots {proc.slots}) exited with "
-                                               f"{proc.popen.returncode}; see proc-{proc.index}.stderr")
+                                               f"{proc.popen.returncode}: {self.last_words(proc)}")
                     proc.start()
+
+    def last_words(self, proc: Process) -> str:
+        """The end of a crashed process's stderr (its traceback), for the report: a CI log has no run dir."""
+        text = (Path(self.plan.run_dir) / f"proc-{proc.index}.stderr").read_text(errors="replace")
+        return text[-2_000:].strip() or "nothing on stderr"
 
     def chaos(self) -> None:
         chaos, rng = self.plan.chaos, self.rng
@@ -674,7 +679,7 @@ class Service:
                 proc.popen.wait(timeout=max(0.1, deadline - time.monotonic()))
                 if proc.popen.returncode != 0 and proc.popen.returncode != -signal.SIGKILL:
                     self.counts.crashes.append(f"process {proc.index} exited with {proc.popen.returncode} "
-                                               f"at stop; see proc-{proc.index}.stderr")
+                                               f"at stop: {self.last_words(proc)}")
             except subprocess.TimeoutExpired:
                 proc.kill()
                 self.counts.stop_kills += 1

@@ -10,7 +10,9 @@
 4. The candidate is prepared (every rule is checked in SQL, and its token count stored) and
    committed with compare-and-swap. A lost race re-reads: when the other fold covered what this
    one meant to fold, or none is due any more, it returns saying so; otherwise it tries again,
-   up to ``attempts`` times. The last attempt holds the conversation's fold lock exclusive
+   up to ``attempts`` times. So is a unit completed under it: a call the request folded while it
+   was waiting, whose result another session appended before the prepare, leaves the candidate's
+   boundary splitting it (PC103). The last attempt holds the conversation's fold lock exclusive
    (pgctx.serialize_folds) across its read, summarizer call, prepare and commit, and every
    prepare and commit takes that lock shared, so the last attempt cannot lose a race to another
    prepare or commit, from fold() or from psql: under any number of concurrent folders fold()
@@ -35,7 +37,8 @@ from pydantic import BaseModel
 
 from pgctx import db
 from pgctx.errors import (
-    ConversationNotFound, FoldConflict, FoldGrowsContext, IllegalPhaseTransition, PgctxError, SummarizerFailed,
+    ConversationNotFound, FoldConflict, FoldGrowsContext, FoldSplitsUnit, IllegalPhaseTransition, PgctxError,
+    SummarizerFailed,
 )
 from pgctx.folds import CommittedFold, _jsonb, make_request, summary_schema
 from pgctx.messages import summary_message, task_message
@@ -127,7 +130,7 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
                 if conflicts:  # the fold this call meant to make was made, or made unnecessary, by another folder
                     why = (f"covered: a concurrent fold committed version {committed.version} up to event "
                            f"{committed.cursor}" if committed.cursor >= meant else
-                           f"{why} (after a concurrent fold committed version {committed.version})")
+                           f"{why} (re-read after a concurrent change; committed version {committed.version})")
                 return FoldResult(False, why, committed.version, committed.cursor, tokens_after=before, **seen)
             meant = request.to_seq
             candidate = yield from _summarize(summarizer, request)
@@ -154,7 +157,9 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
                 new_cursor = request.to_seq
             if serialized:
                 yield db.End
-        except FoldConflict as exc:
+        except (FoldConflict, FoldSplitsUnit) as exc:
+            # FoldSplitsUnit: the boundary was whole when read (sql/160 fold_boundary) and an
+            # append has since completed a unit across it (a result, a retraction): re-read
             if serialized:
                 yield db.End  # keep what the database recorded (the candidate was discarded)
             conflicts.append(str(exc))

@@ -69,3 +69,31 @@ def test_fold_whose_candidate_recovery_committed_meanwhile_does_not_fail(conn, d
     assert (folded.version, folded.cursor) == (1, 4), folded
     assert conn.execute("SELECT version, phase FROM pgctx.checkpoints WHERE conversation_id = %s",
                         (cid,)).fetchall() == [(1, "COMMITTED")]
+
+
+def test_fold_whose_running_call_got_its_result_meanwhile_folds_again(conn, dsn):
+    """Found by the chaos run: two workers on one conversation. One folds while the other's call
+    is waiting (a waiting call may be folded, sql/160 fold_boundary); the call's result is appended
+    while the summarizer runs, so the candidate's boundary now splits the call from its result
+    (PC103). That is a lost race, not a bad candidate: fold() re-reads and folds what is due now,
+    the call and its result together."""
+    cid = "order-10087"
+    for kind, payload in [("user", {"text": "update order 10087"}),
+                          ("tool_call", call(1, effect="read")), ("tool_result", result(1)),
+                          ("tool_call", call(2, effect="read"))]:
+        pgctx.append(conn, cid, kind, payload)
+
+    class OtherWorker:  # the probe runs between the summarizer and the prepare
+        requests: list = []
+
+        def check(self, request, candidate):
+            if not self.requests:
+                with psycopg.connect(dsn, autocommit=True) as other:
+                    pgctx.append(other, cid, "tool_result", result(2))
+            self.requests.append(request)
+
+    probe = OtherWorker()
+    folded = pgctx.fold(conn, cid, force=True, probe=probe)
+    assert [r.to_seq for r in probe.requests] == [4, 5], probe.requests  # the call alone, then with its result
+    assert (folded.committed, folded.cursor, folded.attempts) == (True, 5, 2), folded
+    assert "splits tool call call-2" in folded.conflicts[0], folded.conflicts
