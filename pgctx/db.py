@@ -58,17 +58,18 @@ _FOLD_INPUT = (
 FOLD_INPUT = "SELECT " + _FOLD_INPUT.format(c="%(c)s", lo="%(lo)s", hi="%(hi)s", v="%(v)s", sv="%(sv)s",
                                             hz="%(hz)s")
 SUMMARY_SCHEMA = "SELECT schema FROM pgctx.summary_schemas WHERE schema_version = %s"
-# fold_status (the policy: whether a fold is due, and where it ends) and the committed summary, in
-# one snapshot, with the fold's input when one is due or forced (a forced fold goes to the full
-# boundary, leaving no tail): one round trip for fold()'s reads. OFFSET 0 keeps the lateral
+# fold_status (the policy: whether a fold is due, and where it ends, and the stored token count of
+# the committed summary) and, when a fold is due or forced, the summary it continues from and its
+# input (a forced fold goes to the full boundary, leaving no tail), in one snapshot: one round trip
+# for fold()'s reads. With nothing due no summary crosses the wire (a large one is 100s of kB). OFFSET 0 keeps the lateral
 # subquery whole: pulled up into the join, its WHERE became a join filter applied after must_keep
 # and the events were computed, so a call with no fold due did the work and threw it away.
 FOLD_STATUS = (
     "SELECT s.version, s.cursor, s.head_seq, s.unfolded_tokens, s.evidence_tokens, s.triggers, s.due, s.reason,"
-    " pgctx.base_summary(%(c)s, s.version), i.hi, i.must_keep, i.events"
+    " s.summary_tokens, i.summary, i.hi, i.must_keep, i.events"
     " FROM pgctx.fold_status(%(c)s, %(capacity)s, %(floor)s, %(tail)s) s"
-    " LEFT JOIN LATERAL (SELECT x.hi, " + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="x.hi", v="s.version",
-                                                             sv="%(sv)s", hz="%(hz)s")
+    " LEFT JOIN LATERAL (SELECT x.hi, pgctx.base_summary(%(c)s, s.version) AS summary, "
+    + _FOLD_INPUT.format(c="%(c)s", lo="s.cursor", hi="x.hi", v="s.version", sv="%(sv)s", hz="%(hz)s")
     + " FROM (SELECT CASE WHEN %(force)s THEN s.full_boundary ELSE s.boundary END AS hi) x"
     " WHERE x.hi > s.cursor AND (%(force)s OR s.due) OFFSET 0) i ON true"
 )

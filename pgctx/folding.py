@@ -97,6 +97,7 @@ class _Status:
     committed: CommittedFold
     head: int
     unfolded: int
+    summary: int  # the committed summary's tokens as stored (checkpoints.tokens): not re-rendered to count
     evidence: int  # tokens of the evidence kept raw beside the summary
     triggers: tuple[Trigger, ...]
     reason: str
@@ -118,8 +119,7 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             # (re-)read: after a lost race the base, the triggers and the boundary have moved
             status = yield from _status(conversation_id, budget, force)
             committed, request = status.committed, status.request
-            before = (summary_tokens(counter, committed.summary, committed.version, committed.cursor)
-                      + status.evidence + status.unfolded)
+            before = status.summary + status.evidence + status.unfolded
             seen = dict(previous_version=committed.version, previous_cursor=committed.cursor,
                         triggers=status.triggers, tokens_before=before, summarizer=summarizer.id, attempts=attempt,
                         conflicts=conflicts, policy="forced" if force else status.reason)
@@ -170,7 +170,9 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
         # evidence is the new fold's (some folded events may have become evidence)
         after_unfolded = status.unfolded - sum(e.tokens or 0 for e in request.events)
         evidence = yield from db.first(db.Query(db.EVIDENCE_TOKENS, (conversation_id,)))
-        after = summary_tokens(counter, candidate, prepared, new_cursor) + evidence + after_unfolded
+        if (prepared, new_cursor) != (request.base_version + 1, request.to_seq):  # a discarded candidate took a version
+            tokens = summary_tokens(counter, candidate, prepared, new_cursor)
+        after = tokens + evidence + after_unfolded
         return FoldResult(True, "committed", prepared, new_cursor, tokens_after=after, **seen)
     raise AssertionError("unreachable")
 
@@ -185,13 +187,13 @@ def _status(conversation_id: str, budget: Budget, force: bool) -> db.Op[_Status]
                                                hz=budget.horizon))
     if not rows or rows[0][0] is None:
         raise ConversationNotFound.of(conversation_id)
-    version, cursor, head, unfolded, evidence, triggers, _due, reason, summary, hi, keep, events = rows[0]
-    committed = CommittedFold(version, cursor, summary)
+    version, cursor, head, unfolded, evidence, triggers, _due, reason, stored, summary, hi, keep, events = rows[0]
+    committed = CommittedFold(version, cursor, summary)  # (summary None unless a fold is due or forced)
     # (no triggers computed: under the floor and the threshold nothing can be due, sql/160)
     parsed = tuple(Trigger(t["class"], t["reason"], tuple(t["evidence"] or ())) for t in triggers or ())
     request = None if keep is None else make_request(conversation_id, committed, hi, keep, events,
                                                      summary_schema(), budget, budget.horizon)
-    return _Status(committed, head, unfolded, evidence, parsed, reason, request)
+    return _Status(committed, head, unfolded, stored, evidence, parsed, reason, request)
 
 
 def _summarize(summarizer: Summarizer, request: FoldRequest) -> db.Op[dict[str, Any]]:

@@ -190,6 +190,37 @@ def test_reads_are_the_folded_working_context_within_the_budget(dsn):
         assert conn.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = 'long'").fetchone()[0] == 120
 
 
+def test_the_fold_is_checked_once_per_turn_when_a_context_is_read(dsn, monkeypatch):
+    # the runner adds a turn in two batches and reads once: one fold check, at the read, so what
+    # the turn made due is folded before the context is served
+    checks = []
+    fold = pgctx.fold
+
+    def counted(*args, **kwargs):
+        checks.append(args[1])
+        return fold(*args, **kwargs)
+
+    monkeypatch.setattr(pgctx, "fold", counted)
+
+    async def main():
+        async with await session_on(dsn, "once", budget=SMALL) as s:
+            served = []
+            for i in range(12):
+                await s.add_items(turn(i)[:3])
+                await s.add_items(turn(i)[3:])
+                assert len(checks) == i
+                served.append(await s.get_items())
+                assert len(checks) == i + 1
+            return served
+
+    served = run(main())
+    with psycopg.connect(dsn) as conn:
+        committed = pgctx.committed_fold(conn, "once")
+    assert committed.version >= 1
+    # every read came after the check: a fold the turn made due is in what was served next
+    assert "[summary v" in served[-1][0]["content"]
+
+
 def test_pop_item_and_clear_session_change_the_view_not_the_log(dsn):
     async def main():
         async with await session_on(dsn, "pop") as s:
@@ -288,10 +319,13 @@ def test_a_failed_fold_loses_nothing_and_never_blocks_the_run(dsn, caplog):
         async with await session_on(dsn, "fail", budget=SMALL, summarizer=Failing()) as s:
             for i in range(12):
                 await s.add_items(turn(i))
-            lenient = (s.fold_error, len(await s.get_items()))
+            served = len(await s.get_items())  # the read checks the fold, which fails: served anyway
+            lenient = (s.fold_error, served)
         async with await session_on(dsn, "fail", budget=SMALL, summarizer=Failing(), strict=True) as s:
+            await s.add_items(turn(12))  # stored: the fold is checked when a context is read
             with pytest.raises(SummarizerFailed):
-                await s.add_items(turn(12))
+                await s.get_items()
+        async with await session_on(dsn, "fail", budget=SMALL, summarizer=Failing()) as s:
             return lenient, len(await s.get_items())
 
     (error, served), after = run(main())

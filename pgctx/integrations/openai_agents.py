@@ -7,9 +7,11 @@ pgctx conversation: an append-only, hash-chained log whose reads are the working
   ``user`` / ``assistant`` / ``system`` events (``developer`` is a ``system`` event), a
   ``function_call`` a ``tool_call`` (idempotency key = its call id, so :func:`pgctx.reconcile`
   works for SDK tools), a ``function_call_output`` a ``tool_result``, and every other item type an
-  ``sdk_item`` event. Each event keeps the original item, so it comes back equal as JSON. Then,
-  when the fold policy says a fold is due, it folds (inline, or in the background).
-* ``get_items`` returns, once a fold has committed, one leading system item (the task and the
+  ``sdk_item`` event. Each event keeps the original item, so it comes back equal as JSON.
+* ``get_items`` first folds when the fold policy says a fold is due (the check is one cheap
+  statement when nothing is due: sql/160's fast path), so the check runs once per turn, however many
+  batches the runner added, and no context is served without it; with ``background_folds`` the
+  check runs in a task after each ``add_items`` instead. It returns, once a fold has committed, one leading system item (the task and the
   summary, as pgctx renders them for the model) and the risk evidence kept raw, then the
   unfolded items; before that, exactly the items added. ``limit`` keeps the summary and returns
   the latest ``limit`` raw items, dropping an output whose call falls outside them.
@@ -216,6 +218,8 @@ class PgctxSession:
     # --- the Session protocol ------------------------------------------------------------
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        if not self.background_folds:
+            await self._fold()  # what the items added since the last read made due, before serving them
         # the summary, evidence and unfolded items (no folded items beside them: fill 0)
         rows = await db.run(self.conn, db.rows(db.Query(db.CONTEXT_EVENTS, (self.session_id, 0))))
         head: list[dict[str, Any]] = []
@@ -257,8 +261,6 @@ class PgctxSession:
             self._fold_pending = True
             if self._fold_task is None or self._fold_task.done():
                 self._fold_task = asyncio.create_task(self._fold_in_background())
-        else:
-            await self._fold()
 
     async def pop_item(self) -> TResponseInputItem | None:
         rows = await db.run(self.conn, db.rows(db.Query(db.RETRACT_LAST, (self.session_id,))))
