@@ -392,6 +392,41 @@ def test_session_settings_limit_is_the_default_limit(dsn):
     assert four == turn(1)
 
 
+def test_session_settings_are_normalized_as_the_sdks_sessions_do(dsn, tmp_path):
+    async def main():
+        sqlite = SQLiteSession("s", str(tmp_path / "s.db"), session_settings={"limit": 2})
+        async with await session_on(dsn, "lim-dict", session_settings={"limit": 2}) as s:
+            await s.add_items(turn(1))
+            await sqlite.add_items(turn(1))
+            ours = (s.session_settings, await s.get_items())
+        async with await session_on(dsn, "lim-none") as s:
+            default = s.session_settings
+        return ours, (sqlite.session_settings, await sqlite.get_items()), default
+
+    ours, theirs, default = run(main())
+    assert ours[0] == theirs[0] == SessionSettings(limit=2)  # a dict is coerced, as SQLiteSession does
+    # the one deliberate difference (integrations.md): an output whose call is outside the limit is left out
+    assert theirs[1] == turn(1)[2:] and ours[1] == turn(1)[3:]
+    assert default == SessionSettings() == SQLiteSession("d").session_settings
+    with pytest.raises(TypeError, match="Unknown session settings: limt"):
+        PgctxSession("x", None, session_settings={"limt": 2})
+
+
+def test_an_empty_session_pops_none_and_clears_as_the_sdks_do(dsn):
+    async def main():
+        sqlite = SQLiteSession("empty")
+        async with await session_on(dsn, "never-used") as s:
+            popped = (await s.pop_item(), await sqlite.pop_item())
+            await s.clear_session()
+            await sqlite.clear_session()
+            return popped, await s.get_items(), await sqlite.get_items()
+
+    assert run(main()) == ((None, None), [], [])
+    with psycopg.connect(dsn) as conn:  # nothing was written for it
+        assert conn.execute("SELECT count(*) FROM pgctx.conversations WHERE conversation_id = 'never-used'"
+                            ).fetchone()[0] == 0
+
+
 def test_a_runner_through_the_real_openai_client_folds_mid_conversation(dsn):
     from agents import OpenAIResponsesModel
     from openai import AsyncOpenAI

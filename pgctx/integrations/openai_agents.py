@@ -34,14 +34,14 @@ from typing import Any
 
 from agents.items import TResponseInputItem, _output_item_to_input_item
 from agents.lifecycle import RunHooks
-from agents.memory.session_settings import SessionSettings
+from agents.memory.session_settings import SessionSettings, coerce_session_settings, resolve_session_limit
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 import pgctx
 from pgctx import db
 from pgctx.canonical import canonical_json
-from pgctx.errors import EventKeyConflict, InvalidPayload, PayloadTooLarge, PgctxError
+from pgctx.errors import ConversationNotFound, EventKeyConflict, InvalidPayload, PayloadTooLarge, PgctxError
 from pgctx.messages import erasure_of, event_message, evidence_note, summary_message, task_message, to_input_items
 from pgctx.summarizers import Summarizer
 from pgctx.tokens import Budget
@@ -170,12 +170,14 @@ class PgctxSession:
 
     def __init__(self, session_id: str, conn: AsyncConnection | AsyncConnectionPool, *,
                  budget: Budget | None = None, summarizer: Summarizer | None = None,
-                 session_settings: SessionSettings | None = None, tenant: str | None = None,
+                 session_settings: SessionSettings | dict[str, Any] | None = None, tenant: str | None = None,
                  strict: bool = False, background_folds: bool = False) -> None:
         if background_folds and not isinstance(conn, AsyncConnectionPool):
             raise ValueError("background_folds needs an AsyncConnectionPool")
         self.session_id = session_id
-        self.session_settings = session_settings
+        # as the SDK's own sessions: a dict is coerced (an unknown key is a TypeError), None is the defaults
+        self.session_settings = (coerce_session_settings(session_settings) if session_settings is not None
+                                 else SessionSettings())
         self.conn = conn
         self.budget = budget or Budget()
         self.summarizer = summarizer
@@ -233,8 +235,7 @@ class PgctxSession:
                 head.append({"role": "system", "content": evidence_note(kind, payload, seq, reason)["content"]})
             elif section == "events":
                 raw.append(event_item(kind, payload, seq))
-        if limit is None and self.session_settings is not None:
-            limit = self.session_settings.limit
+        limit = resolve_session_limit(limit, self.session_settings)
         if limit is not None and limit >= 0:
             raw = raw[len(raw) - min(limit, len(raw)):]
             calls = {i.get("call_id") for i in raw if "call_id" in i and not str(i.get("type", "")).endswith("_output")}
@@ -263,13 +264,18 @@ class PgctxSession:
                 self._fold_task = asyncio.create_task(self._fold_in_background())
 
     async def pop_item(self) -> TResponseInputItem | None:
-        rows = await db.run(self.conn, db.rows(db.Query(db.RETRACT_LAST, (self.session_id,))))
+        try:
+            rows = await db.run(self.conn, db.rows(db.Query(db.RETRACT_LAST, (self.session_id,))))
+        except ConversationNotFound:
+            return None  # nothing stored yet: an empty session, as the SDK's sessions answer it
         if not rows or rows[0][0] is None:
             return None
         seq, kind, payload = rows[0]
         return event_item(kind, payload, seq)  # type: ignore[return-value]
 
     async def clear_session(self) -> None:
+        if not await db.run(self.conn, db.rows(db.Query(db.HEAD_SEQ, (self.session_id,)))):
+            return  # nothing stored yet: already clear (a clear event would create the conversation)
         await db.run(self.conn, db.rows(db.Query(db.CLEAR_VIEW, (self.session_id,))))
 
     def tool_hooks(self) -> RunHooks[Any]:
@@ -301,6 +307,8 @@ class PgctxSession:
             self.last_fold = await pgctx.fold(self.conn, self.session_id, summarizer=self.summarizer,
                                               budget=self.budget)
             self.fold_error = None
+        except ConversationNotFound:
+            pass  # nothing stored yet: nothing to fold
         except PgctxError as exc:
             self.fold_error = exc
             log.warning("pgctx: fold of session %s failed, serving the previous summary: %s [%s]",
