@@ -95,12 +95,12 @@ def tracking_turn(n: int) -> list[tuple[str, dict[str, Any]]]:
 def run(dsn: str | None = None, out: Callable[[str], None] = print) -> bool:
     """Tell the story; returns True when every check passed."""
     if dsn:
-        return _tell(dsn, out)
+        return _tell(dsn, out, own_server=False)
     out("starting a throwaway PostgreSQL (use --dsn or PGCTX_DSN for your own server) ...")
     server = EmbeddedPostgres()
     try:
         out(f"  PostgreSQL binaries: {server.bindir}")
-        return _tell(server.superuser_dsn("test"), out)
+        return _tell(server.superuser_dsn("test"), out, own_server=True)
     finally:
         server.stop()
 
@@ -117,7 +117,10 @@ def _sections(ctx: pgctx.WorkingContext) -> str:
     return ", ".join(f"{k} {v}" for k, v in ctx.sections.items() if v) + f"  = {ctx.total_tokens} tokens"
 
 
-def _tell(dsn: str, out: Callable[[str], None]) -> bool:
+def _tell(dsn: str, out: Callable[[str], None], own_server: bool) -> bool:
+    """The story on ``dsn``. Only on its own throwaway server (``own_server``) does it edit the
+    database to show tamper evidence; on a server it was given, it adds one conversation (named in
+    its output) and changes nothing else: the edit is made to an exported copy."""
     out("installing the pgctx schema (alembic migrations) ...")
     pgctx.migrate(dsn)
     conversation = f"order-10086-{uuid.uuid4().hex[:8]}"
@@ -189,7 +192,7 @@ def _tell(dsn: str, out: Callable[[str], None]) -> bool:
         checks["recovered"] = _crash_and_recover(dsn, conn, conversation, summarizer, out)
 
         out("\n8. tamper evidence:")
-        checks["verification"] = _verify_and_tamper(conn, conversation, out)
+        checks["verification"] = _verify_and_tamper(conn, conversation, out, own_server)
 
     failed = [name for name, ok in checks.items() if not ok]
     out("\n" + ("every check passed" if not failed else f"FAILED: {', '.join(failed)}"))
@@ -224,25 +227,35 @@ def _crash_and_recover(dsn: str, conn: psycopg.Connection, conversation: str, su
     return head.version == version and not again["changed"]
 
 
-def _verify_and_tamper(conn: psycopg.Connection, conversation: str, out: Callable[[str], None]) -> bool:
+def _verify_and_tamper(conn: psycopg.Connection, conversation: str, out: Callable[[str], None],
+                       own_server: bool) -> bool:
     report = pgctx.verify(conn, conversation)
     out(f"  verify_chain: ok={report.ok} checked={report.checked} -> {report.reason}")
     bundle = io.StringIO()
     pgctx.export_bundle(conn, conversation, bundle)
-    offline = pgctx.verify_bundle(bundle.getvalue().encode("utf-8").split(b"\n"))
+    lines = bundle.getvalue().encode("utf-8").split(b"\n")
+    offline = pgctx.verify_bundle(lines)
     out(f"  offline bundle (no database): ok={offline.ok} -> {offline.reason}")
     digest = pgctx.take_digest(conn)
     anchored = pgctx.verify_against_digest(conn, digest, conversation_ids=[conversation])[0]
     out(f"  against a digest kept outside the database: ok={anchored.ok} -> {anchored.reason}")
+    honest = report.ok and offline.ok and anchored.ok
+    if not own_server:
+        # Not our database: the edit is made to the exported copy, the order id the user authorized.
+        edited = [line.replace(b'"order_id": "10086"', b'"order_id": "10087"', 1)
+                  if line.startswith(b'{"seq": 4,') else line for line in lines]
+        caught = pgctx.verify_bundle(edited)
+        out(f"  the exported copy edited at seq 4 (order 10086 -> 10087): ok={caught.ok} first bad seq "
+            f"{caught.first_bad_seq} -> {caught.reason}")
+        out(f"  (your database is unchanged but for the conversation {conversation}; on its own throwaway "
+            "server the demo edits the database itself)")
+        return honest and not caught.ok and caught.first_bad_seq == 4
     superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
     if not superuser:
         out("  (skipping the edit: it needs a superuser who bypasses the append-only triggers)")
-        return report.ok and offline.ok and anchored.ok
+        return honest
     # A superuser disables the append-only triggers and edits the order id the user authorized.
     with conn.transaction():
-        # (on Citus, ALTER TABLE of a distributed table's triggers needs this; without Citus it is
-        # a placeholder setting that nothing reads, gone at the end of the transaction)
-        conn.execute("SET LOCAL citus.enable_unsafe_triggers = on")
         conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
         conn.execute("UPDATE pgctx.events SET payload = jsonb_set(payload, '{arguments,order_id}', '\"10087\"')"
                      " WHERE conversation_id = %s AND seq = 4", (conversation,))
@@ -250,4 +263,4 @@ def _verify_and_tamper(conn: psycopg.Connection, conversation: str, out: Callabl
     caught = pgctx.verify(conn, conversation)
     out(f"  a superuser edited seq 4 (order 10086 -> 10087): ok={caught.ok} first bad seq "
         f"{caught.first_bad_seq} -> {caught.reason}")
-    return report.ok and offline.ok and anchored.ok and not caught.ok and caught.first_bad_seq == 4
+    return honest and not caught.ok and caught.first_bad_seq == 4

@@ -13,8 +13,9 @@ import pgctx
 from tests.events import LOG
 
 
-def pgctx_cli(*args: str, input_: str | None = None, env_dsn: str | None = None) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin"}
+def pgctx_cli(*args: str, input_: str | None = None, env_dsn: str | None = None,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", **(env or {})}
     if env_dsn:
         env["PGCTX_DSN"] = env_dsn
     return subprocess.run(
@@ -58,9 +59,33 @@ def test_demo_on_an_existing_database(dsn):
         assert conn.execute("SELECT count(*) FROM pgctx.checkpoints WHERE phase = 'COMMITTED'").fetchone()[0] == 2
 
 
-def test_recover_on_the_demos_edited_database_says_what_it_checked_and_keeps_a_found_break(dsn):
-    """The DBA's walk through the issue: the demo edits seq 4 after recovery last verified."""
+def test_the_demo_on_a_shared_server_changes_nothing_but_its_conversation_and_waits_on_no_one(dsn):
+    """The demo on a server other services use: its tamper evidence edits an exported copy, so every
+    chain still verifies afterwards; and it takes no lock another writer holds against it. A
+    service's append to its own conversation stays uncommitted for the whole run, and the demo runs
+    with lock_timeout = 5 s, so any table lock (ALTER TABLE of the events table) fails it."""
+    with psycopg.connect(dsn, autocommit=True) as setup:
+        pgctx.migrate(setup)
+    with psycopg.connect(dsn) as service:
+        service.execute("INSERT INTO pgctx.events (conversation_id, kind, payload)"  # not committed
+                        " VALUES ('service-conversation', 'user', '{\"text\": \"mid-transaction\"}')")
+        done = pgctx_cli("demo", "--dsn", dsn, env={"PGOPTIONS": "-c lock_timeout=5000"})
+        service.commit()
+    assert done.returncode == 0, done.stderr
+    assert "the exported copy edited at seq 4 (order 10086 -> 10087): ok=False first bad seq 4" in done.stdout
+    verified = pgctx_cli("verify", "--dsn", dsn)
+    assert verified.returncode == 0 and "2 consistent, 0 failed" in verified.stdout, verified.stdout
+
+
+def test_recover_on_an_edited_database_says_what_it_checked_and_keeps_a_found_break(dsn):
+    """The DBA's walk through the issue: a superuser edits seq 4 of the demo's conversation after
+    recovery last verified it."""
     assert pgctx_cli("demo", "--dsn", dsn).returncode == 0
+    with psycopg.connect(dsn) as conn:
+        conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+        conn.execute("UPDATE pgctx.events SET payload = jsonb_set(payload, '{arguments,order_id}', '\"10087\"')"
+                     " WHERE seq = 4")
+        conn.execute("ALTER TABLE pgctx.events ENABLE TRIGGER USER")
     assert pgctx_cli("verify", "--dsn", dsn).returncode == 1
 
     resumed = pgctx_cli("recover", "--dsn", dsn)  # sees only what is new, and says so
