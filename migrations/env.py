@@ -55,8 +55,11 @@ def _run(connection) -> None:
     )
     with context.begin_transaction():
         connection.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)" % MIGRATION_LOCK_KEY)
+        # read under the lock: what this run found and left, for pgctx.migrate's answer
+        config.attributes["found"] = context.get_context().get_current_revision()
         connection.exec_driver_sql("CREATE SCHEMA IF NOT EXISTS pgctx")
         context.run_migrations()
+        config.attributes["now"] = context.get_context().get_current_revision()
 
 
 if context.is_offline_mode():

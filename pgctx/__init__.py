@@ -24,7 +24,7 @@ from pgctx.folds import (
     recover,
 )
 from pgctx.reconcile import Resolution, UnknownCall, reconcile
-from pgctx.schema import migrate
+from pgctx.schema import Migrated, migrate
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest
 from pgctx.summary import Summary
 from pgctx.tokens import Budget, TokenCounter
@@ -82,6 +82,7 @@ __all__ = [
     "prepare_fold",
     "recover",
     "export_bundle",
+    "Migrated",
     "migrate",
     "take_digest",
     "verify",

@@ -54,8 +54,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    pgctx.migrate(_dsn(args))
-    print("pgctx schema is up to date")
+    print(pgctx.migrate(_dsn(args)))
     return OK
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -177,36 +179,65 @@ def alembic_config(**attributes):
     return config
 
 
-def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "head") -> None:
-    """Bring a database's pgctx schema to ``revision`` (default: the newest).
+@dataclass(frozen=True)
+class Migrated:
+    """What :func:`migrate` did: the revision it found (None: no pgctx schema) and the one it left,
+    both read under the migration lock, so a run that waited for another one says it found the
+    other's result."""
+
+    found: str | None
+    now: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.found != self.now
+
+    def __str__(self) -> str:
+        if not self.changed:
+            return f"pgctx schema is up to date (revision {self.now})"
+        return f"pgctx schema migrated from {self.found or 'nothing'} to revision {self.now}"
+
+
+# alembic runs a migration through a process-wide proxy (alembic.context): two threads migrating
+# at once overwrite each other's (KeyError 'script'). The advisory lock serializes processes only
+# after that point, so runs of this process take this lock first.
+_MIGRATING = threading.Lock()
+
+
+def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "head") -> Migrated:
+    """Bring a database's pgctx schema to ``revision`` (default: the newest); returns what it did.
 
     ``target`` is a connection string, a psycopg connection (committed afterwards) or a pool.
-    Safe to run twice, and from several processes at once: runs serialize on an advisory lock.
-    On a database pgctx.distribute placed on Citus, it then runs distribute again, which gives the
-    functions the migration (re)created to every node and takes their plan_cache_mode off.
+    Safe to run twice, and from several threads or processes at once: runs serialize on a lock in
+    this process and on an advisory lock in the database, and a run that finds the schema at
+    ``revision`` changes nothing. On a database pgctx.distribute placed on Citus, it then runs
+    distribute again, which gives the functions the migration (re)created to every node and takes
+    their plan_cache_mode off.
     """
     from alembic import command
 
     if isinstance(target, ConnectionPool):
         with target.connection() as conn:
-            migrate(conn, revision)
-        return
-    if isinstance(target, str):
-        with translated():
-            command.upgrade(alembic_config(dsn=target), revision)
-        with psycopg.connect(target, autocommit=True) as conn:
-            _redistribute(conn)
-        return
+            return migrate(conn, revision)
+    with _MIGRATING:
+        if isinstance(target, str):
+            config = alembic_config(dsn=target)
+            with translated():
+                command.upgrade(config, revision)
+            with psycopg.connect(target, autocommit=True) as conn:
+                _redistribute(conn)
+        else:
+            from sqlalchemy import create_engine, pool
 
-    from sqlalchemy import create_engine, pool
-
-    # Wrap the caller's connection without ever closing it: StaticPool hands out this one
-    # connection, and the engine is not disposed.
-    engine = create_engine("postgresql+psycopg://", creator=lambda: target, poolclass=pool.StaticPool)
-    with translated(), engine.connect() as connection:
-        command.upgrade(alembic_config(connection=connection), revision)
-        connection.commit()
-    _redistribute(target)
+            # Wrap the caller's connection without ever closing it: StaticPool hands out this one
+            # connection, and the engine is not disposed.
+            engine = create_engine("postgresql+psycopg://", creator=lambda: target, poolclass=pool.StaticPool)
+            with translated(), engine.connect() as connection:
+                config = alembic_config(connection=connection)
+                command.upgrade(config, revision)
+                connection.commit()
+            _redistribute(target)
+    return Migrated(config.attributes["found"], config.attributes["now"])
 
 
 def _redistribute(conn: psycopg.Connection) -> None:
