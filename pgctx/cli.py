@@ -13,20 +13,29 @@ import sys
 from collections.abc import Sequence
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 import pgctx
 from pgctx import demo
 from pgctx.digest import anchors
 from pgctx.eventlog import ChainReport
-from pgctx.errors import PgctxError
+from pgctx.errors import PgctxError, translated
 
 OK, FAILED, ERROR = 0, 1, 2
 
 
+class CannotRun(Exception):
+    """An expected failure of the command's input (exit 2, one line)."""
+
+
 def _dsn(args: argparse.Namespace) -> str:
-    dsn = args.dsn or os.environ.get("PGCTX_DSN")
-    if not dsn:
-        raise SystemExit("pgctx: no database: pass --dsn or set PGCTX_DSN")
+    """--dsn, else $PGCTX_DSN, else "" (libpq's environment: PGHOST, PGPORT, PGDATABASE, PGUSER,
+    PGPASSWORD, PGSERVICE, ..., as psql reads it); refused here when it does not parse."""
+    dsn = args.dsn or os.environ.get("PGCTX_DSN") or ""
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as exc:
+        raise CannotRun(f"the connection string does not parse: {str(exc).strip()}") from None
     return dsn
 
 
@@ -319,7 +328,8 @@ def parser() -> argparse.ArgumentParser:
     def command(name: str, func, help_: str, dsn: bool = True) -> argparse.ArgumentParser:
         c = sub.add_parser(name, help=help_, description=help_)
         if dsn:
-            c.add_argument("--dsn", help="libpq connection string or URI (default: $PGCTX_DSN)")
+            c.add_argument("--dsn", help="libpq connection string or URI (default: $PGCTX_DSN, else libpq's "
+                                        "environment: PGHOST, PGPORT, PGDATABASE, PGUSER, PGSERVICE, ...)")
         c.set_defaults(func=func)
         return c
 
@@ -357,13 +367,13 @@ def parser() -> argparse.ArgumentParser:
                        help="share of B live evidence may take raw in a context (default %(default)s)")
 
     f = command("fold", cmd_fold, "fold a conversation if a fold is due (capacity, structural or risk trigger)")
-    f.add_argument("--conversation", required=True)
+    f.add_argument("--conversation", required=True, help="the conversation to fold")
     budget_args(f)
     f.add_argument("--force", action="store_true", help="fold even if no trigger fired")
     f.add_argument("--summarizer", choices=("auto", "builtin", "openai"), default="auto",
                    help="auto: OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else built-in")
     c = command("context", cmd_context, "print a conversation's working context (JSON) and its token accounting")
-    c.add_argument("--conversation", required=True)
+    c.add_argument("--conversation", required=True, help="the conversation whose context to build")
     budget_args(c)
     c.add_argument("--system", help="system rules to put first")
     c.add_argument("--message", help="the current user message")
@@ -371,9 +381,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("chat", "responses"), default="chat",
                    help="chat completion messages or Responses API input items")
     e = command("export", cmd_export, "write a conversation's audit bundle (JSON lines) to stdout")
-    e.add_argument("--conversation", required=True)
+    e.add_argument("--conversation", required=True, help="the conversation to export")
     b = command("verify-bundle", cmd_verify_bundle, "verify an audit bundle offline (no database)", dsn=False)
-    b.add_argument("bundle")
+    b.add_argument("bundle", help="the bundle file, as `pgctx export` wrote it")
     b.add_argument("--against", metavar="DIGEST", help="a digest from `pgctx digest` to anchor against")
     command("digest", cmd_digest, "write every conversation's chain head (JSON) to stdout")
     x = command("erase", cmd_erase, "erase conversation content, keeping the chain verifiable (pgctx_eraser role)")
@@ -420,7 +430,8 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        with translated(api=True):  # the commands' own queries too: a missing schema says to migrate
+            return args.func(args)
     except PgctxError as exc:
         print(f"pgctx: {exc} [{exc.sqlstate or type(exc).__name__}]", file=sys.stderr)
         for extra in (exc.detail, exc.hint):
@@ -437,7 +448,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
         return ERROR
     except psycopg.OperationalError as exc:
-        print(f"pgctx: cannot reach the database: {exc}", file=sys.stderr)
+        print(f"pgctx: cannot reach the database: {' '.join(str(exc).split())}", file=sys.stderr)
+        return ERROR
+    except CannotRun as exc:
+        print(f"pgctx: {exc}", file=sys.stderr)
+        return ERROR
+    except BrokenPipeError:
+        # the reader left (`pgctx context ... | head`): what it wanted was written; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return OK
+    except OSError as exc:  # a file named on the command line (a bundle, a digest)
+        print(f"pgctx: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
         return ERROR
 
 

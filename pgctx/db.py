@@ -108,7 +108,7 @@ def transaction(target: Connectable) -> Iterator[psycopg.Connection]:
         with _lent(target) as conn, transaction(conn) as inner:
             yield inner
         return
-    with translated(), target.transaction():
+    with translated(api=True), target.transaction():
         yield target
 
 
@@ -208,7 +208,7 @@ def run(target: Connectable, op: Op[T]) -> T:
             value, error = None, None
             try:
                 if isinstance(step, Query):
-                    with translated(), _statement_transaction(conn), conn.cursor(row_factory=tuple_row) as cur:
+                    with translated(api=True), _statement_transaction(conn), conn.cursor(row_factory=tuple_row) as cur:
                         if step.sql in PAYLOAD_READS:
                             set_json_loads(_json_loads, cur)
                         value = cur.execute(step.sql, step.params).fetchall()
@@ -246,7 +246,7 @@ async def _arun(target: psycopg.AsyncConnection | AsyncConnectionPool, op: Op[T]
             value, error = None, None
             try:
                 if isinstance(step, Query):
-                    with translated():
+                    with translated(api=True):
                         async with _statement_transaction(conn), conn.cursor(row_factory=tuple_row) as cur:
                             if step.sql in PAYLOAD_READS:
                                 set_json_loads(_json_loads, cur)

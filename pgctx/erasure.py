@@ -97,7 +97,7 @@ def vacuum(conn: psycopg.Connection) -> list[str]:
     transaction); returns the tables vacuumed. What VACUUM cannot reach is OPERATOR_REMAINS."""
     if not conn.autocommit:
         raise ValueError("vacuum needs an autocommit connection (VACUUM cannot run inside a transaction)")
-    with translated():
+    with translated(api=True):
         for table in TOUCHED_TABLES:
             conn.execute(f"VACUUM (ANALYZE) {table}")
     return list(TOUCHED_TABLES)

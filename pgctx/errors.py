@@ -235,6 +235,11 @@ class TokenizerUnavailable(PgctxError):
     """The token encoding for the configured model cannot be loaded (no SQLSTATE; never guessed)."""
 
 
+class SchemaNotInstalled(PgctxError):
+    """The database has no pgctx schema, or one older than this pgctx lacking what a call needs (no
+    SQLSTATE of ours: the statement met PostgreSQL's 3F000 or 42P01, kept as ``detail``)."""
+
+
 BY_SQLSTATE: dict[str, type[PgctxError]] = {
     cls.sqlstate: cls
     for cls in PgctxError.__subclasses__()
@@ -242,12 +247,23 @@ BY_SQLSTATE: dict[str, type[PgctxError]] = {
 }
 
 
+# What a pgctx statement meets on a database without pgctx's objects: no schema pgctx (a function
+# of it, 3F000) or no such table or view (42P01). pgctx's statements name only its own schema and
+# pg_catalog, so either means the schema is missing or older than the code.
+_NOT_INSTALLED = frozenset({"3F000", "42P01"})
+
+
 @contextlib.contextmanager
-def translated() -> Iterator[None]:
-    """Re-raise a psycopg error carrying a pgctx SQLSTATE as its pgctx exception."""
+def translated(api: bool = False) -> Iterator[None]:
+    """Re-raise a psycopg error carrying a pgctx SQLSTATE as its pgctx exception; with ``api`` (a
+    call of pgctx's API, not a migration) a missing schema as :class:`SchemaNotInstalled`."""
     try:
         yield
     except psycopg.Error as exc:
+        if api and exc.sqlstate in _NOT_INSTALLED:
+            raise SchemaNotInstalled(
+                "this database has no pgctx schema, or an older one than this pgctx: run `pgctx migrate` "
+                "(pgctx.migrate(conn)) first", detail=exc.diag.message_primary) from exc
         cls = BY_SQLSTATE.get(exc.sqlstate or "")
         if cls is None:
             raise

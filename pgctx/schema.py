@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,11 +220,10 @@ def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "
     if isinstance(target, ConnectionPool):
         with target.connection() as conn:
             return migrate(conn, revision)
-    with _MIGRATING:
+    with _MIGRATING, translated(), _unwrapped():
         if isinstance(target, str):
             config = alembic_config(dsn=target)
-            with translated():
-                command.upgrade(config, revision)
+            command.upgrade(config, revision)
             with psycopg.connect(target, autocommit=True) as conn:
                 _redistribute(conn)
         else:
@@ -232,12 +232,27 @@ def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "
             # Wrap the caller's connection without ever closing it: StaticPool hands out this one
             # connection, and the engine is not disposed.
             engine = create_engine("postgresql+psycopg://", creator=lambda: target, poolclass=pool.StaticPool)
-            with translated(), engine.connect() as connection:
+            with engine.connect() as connection:
                 config = alembic_config(connection=connection)
                 command.upgrade(config, revision)
                 connection.commit()
             _redistribute(target)
     return Migrated(config.attributes["found"], config.attributes["now"])
+
+
+@contextlib.contextmanager
+def _unwrapped() -> Iterator[None]:
+    """psycopg's own error where SQLAlchemy (under alembic) wrapped it: pgctx.migrate raises what
+    every other call raises (a psycopg.OperationalError for a server it cannot reach, a pgctx
+    exception for one of pgctx's SQLSTATEs), not sqlalchemy.exc.*."""
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        yield
+    except DBAPIError as exc:
+        if isinstance(exc.orig, psycopg.Error):
+            raise exc.orig from None
+        raise
 
 
 def _redistribute(conn: psycopg.Connection) -> None:

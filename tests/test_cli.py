@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 
 import psycopg
 import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 import pgctx
+from tests.conftest import drop_database, new_database
 from tests.events import LOG
 
 
@@ -201,3 +204,68 @@ def test_fold_and_context_commands(dsn):
     no_room = pgctx_cli("fold", "--dsn", dsn, "--conversation", "c", "--window", "100", "--output", "100")
     assert no_room.returncode == 2 and "no room for history" in no_room.stderr
     assert "the smallest window is 113" in no_room.stderr  # output 100 + fixed input 6 + margin 6, scaled
+
+
+@pytest.fixture
+def unmigrated_dsn(server_dsn):
+    name = new_database(server_dsn)
+    yield make_conninfo(server_dsn, dbname=name)
+    drop_database(server_dsn, name)
+
+
+def _one_line_and_exit_2(done: subprocess.CompletedProcess, says: str) -> None:
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and done.stderr.startswith(f"pgctx: {says}"), done.stderr
+
+
+@pytest.mark.parametrize("command", [["status"], ["verify"], ["recover"], ["digest"], ["fold", "--conversation", "x"],
+                                     ["context", "--conversation", "x"], ["export", "--conversation", "x"]])
+def test_a_database_never_migrated_says_to_migrate(unmigrated_dsn, command):
+    done = pgctx_cli(*command, "--dsn", unmigrated_dsn)
+    _one_line_and_exit_2(done, "this database has no pgctx schema")
+    assert "run `pgctx migrate`" in done.stderr
+
+
+def test_expected_failures_print_one_line_and_exit_2(dsn, tmp_path):
+    _one_line_and_exit_2(pgctx_cli("status", "--dsn", "not a dsn"), "the connection string does not parse")
+    _one_line_and_exit_2(pgctx_cli("status", "--dsn", dsn + " nosuchoption=1"), "the connection string does not parse")
+    _one_line_and_exit_2(pgctx_cli("migrate", "--dsn", "host=127.0.0.1 port=1 user=nobody connect_timeout=3"),
+                         "cannot reach the database")
+    _one_line_and_exit_2(pgctx_cli("verify-bundle", str(tmp_path / "missing.jsonl")),
+                         f"cannot read {tmp_path / 'missing.jsonl'}")
+    _one_line_and_exit_2(pgctx_cli("verify", "--dsn", dsn, "--against", str(tmp_path / "missing.json")),
+                         f"cannot read {tmp_path / 'missing.json'}")
+
+
+def test_with_no_dsn_the_cli_uses_libpqs_environment(story, dsn):
+    params = conninfo_to_dict(dsn)
+    env = {"PGHOST": params["host"], "PGPORT": str(params["port"]), "PGUSER": params["user"],
+           "PGDATABASE": params["dbname"]}
+    done = pgctx_cli("status", env=env)
+    assert done.returncode == 0 and "2 conversation(s)" in done.stdout, done.stderr
+
+
+def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly(story, dsn):
+    # more than a pipe holds (64 KiB), so the command is still writing when the reader leaves
+    pgctx.append_many(story, "order-10086", [{"kind": "user", "payload": {"text": f"line {i} " + "x" * 2_000}}
+                                             for i in range(60)])
+    cli = subprocess.Popen([sys.executable, "-m", "pgctx.cli", "context", "--dsn", dsn, "--conversation", "order-10086"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"})
+    cli.stdout.read(1)
+    cli.stdout.close()  # as `| head -c 1` does
+    assert cli.wait(timeout=60) == 0
+    assert "Traceback" not in cli.stderr.read().decode()
+
+
+def test_every_option_says_what_it_is():
+    from pgctx.cli import parser
+
+    def actions(p):
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from ((f"{name} {a}", h) for a, h in actions(sub))
+            elif not isinstance(action, argparse._HelpAction):
+                yield "/".join(action.option_strings) or action.dest, action.help
+
+    assert [name for name, help_ in actions(parser()) if not help_] == []

@@ -321,3 +321,17 @@ def test_upgrading_converts_tenant_oids_to_names_and_tenancy_holds(empty_dsn, ro
         assert b.execute("SELECT count(*) FROM pgctx.events").fetchone() == (0,)
         with pytest.raises(errors.TenantDenied):
             pgctx.append(b, "a-1", "user", {"text": "not mine"})
+
+
+def test_the_api_on_a_database_never_migrated_says_to_migrate(empty_dsn):
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        for call in (lambda: pgctx.append(conn, "c", "user", {"text": "hi"}), lambda: pgctx.verify(conn, "c"),
+                     lambda: pgctx.fold(conn, "c"), lambda: pgctx.build_context(conn, "c"),
+                     lambda: pgctx.take_digest(conn)):
+            with pytest.raises(errors.SchemaNotInstalled, match="run `pgctx migrate`"):
+                call()
+
+
+def test_migrate_with_no_server_raises_psycopgs_error_not_sqlalchemys():
+    with pytest.raises(psycopg.OperationalError):
+        pgctx.migrate("postgresql://nobody@127.0.0.1:1/app?connect_timeout=3")
