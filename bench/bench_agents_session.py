@@ -32,8 +32,9 @@ function_call, function_call_output]), add_items([assistant message]), get_items
 backend (seeded by size, session and turn).
 
 Sizes. At each size N (10, 100, 1,000, 10,000 items) every backend gets fresh sessions pre-filled
-to exactly N items through add_items, turn by turn as the runner adds them (two batches a turn, no
-get_items; so pgctx folds during the pre-fill exactly as in use), then VACUUM ANALYZE of both
+to exactly N items through add_items, turn by turn as the runner adds them (two batches a turn; a
+PgctxSession, which checks the fold when read, is also read once a turn, so it folds during the
+pre-fill exactly as in use), then VACUUM ANALYZE of both
 databases' tables (what autovacuum does in time: pgctx's plpgsql functions keep one generic plan per
 connection, and the pool's connections made theirs during the warm-up on nearly empty tables;
 --no-analyze leaves them to autovacuum) and a CHECKPOINT. Then rounds
@@ -208,8 +209,9 @@ def turn_items(size: int, session: int, turn: int) -> tuple[list[dict], list[dic
 
 
 async def prefill(session: Any, size: int, sid: int, items: int) -> int:
-    """Add `items` items to a fresh session, turn by turn (two batches a turn, as the runner does).
-    Returns the turn number to continue from."""
+    """Add `items` items to a fresh session, turn by turn (two batches a turn, as the runner does;
+    an inline PgctxSession is also read once a turn, where it folds). Returns the turn number to
+    continue from."""
     turns, rest = divmod(items, 4)
     started = next_report = time.perf_counter()
     for t in range(turns):
@@ -218,6 +220,8 @@ async def prefill(session: Any, size: int, sid: int, items: int) -> int:
         await session.add_items(b)
         if getattr(session, "background_folds", False):
             await session.wait_for_folds()
+        elif isinstance(session, PgctxSession):
+            await session.get_items()  # where it checks the fold: the runner reads once a turn
         if time.perf_counter() > next_report + 30:
             next_report = time.perf_counter()
             print(f"    pre-fill {type(session).__name__} {sid}: {4 * (t + 1):,} / {items:,} items, "
@@ -348,7 +352,7 @@ class CpuMeter:
 # ---- a turn ----------------------------------------------------------------------------------------
 
 def folded(session: Any) -> bool:
-    """Whether the add_items just done committed a fold (pgctx sessions)."""
+    """Whether the session's last fold check committed a fold (pgctx sessions)."""
     return (isinstance(session, PgctxSession) and session.fold_error is None and session.last_fold is not None
             and session.last_fold.committed)
 
@@ -362,18 +366,13 @@ async def turn(session: Any, size: int, sid: int, t: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     await session.add_items(a)
     t1 = time.perf_counter()
-    folds = 0
-    if not bg and folded(session):
-        folds += 1
     await session.add_items(b)
     t2 = time.perf_counter()
-    if not bg and folded(session):
-        folds += 1
-    items = await session.get_items()
+    items = await session.get_items()  # an inline PgctxSession checks the fold here, once a turn
     t3 = time.perf_counter()
     if bg:
         await session.wait_for_folds()
-        folds += int(folded(session) and session.last_fold is not before)
+    folds = int(folded(session) and session.last_fold is not before)
     errors = int(isinstance(session, PgctxSession) and session.fold_error is not None)
     return {"total": t3 - t0, "add1": t1 - t0, "add2": t2 - t1, "get": t3 - t2, "folds": folds, "errors": errors,
             "items": items}
@@ -581,11 +580,12 @@ SCAN = re.compile(r"(Index Scan|Index Only Scan|Seq Scan|Bitmap Heap Scan)(?: us
 
 def fold_status_params(backend: str, cid: str) -> dict[str, Any]:
     budget = PGCTX[backend][0]
-    return dict(c=cid, capacity=budget.threshold, floor=budget.floor, tail=budget.tail, force=False, sv=SCHEMA_VERSION)
+    return dict(c=cid, capacity=budget.threshold, floor=budget.floor, tail=budget.tail, force=False, sv=SCHEMA_VERSION,
+                hz=budget.horizon)
 
 
 async def function_split(conn: psycopg.AsyncConnection, cid: str, params: dict, calls: int) -> dict[str, Any]:
-    """FOLD_STATUS (what fold() sends first, on every add_items) `calls` times in one transaction with
+    """FOLD_STATUS (what fold() sends first, once a turn from get_items) `calls` times in one transaction with
     track_functions = all: ms per call, client side, and (function, calls, total ms, self ms) per call."""
     async with conn.transaction():
         await conn.execute("SET LOCAL track_functions = 'all'")
@@ -648,8 +648,8 @@ async def tool_calls_scans(conn: psycopg.AsyncConnection, cid: str) -> list[tupl
 async def server_side(stores: Stores, size: int, last: dict[str, Live], calls: int, split: dict) -> None:
     """For each pgctx variant's last session: FOLD_STATUS by function, and tool_calls' scans of the
     events, on the pool's own (long-lived) connection and on a fresh connection (plans made now);
-    and the committed summary: its size, and the Python time to render it as fold() does to count
-    its tokens on every add_items."""
+    and the committed summary: its size, and the Python time to render it, as get_items does for its
+    leading system item."""
     for backend in INLINE:
         cid = last[backend].session.session_id
         params = fold_status_params(backend, cid)
@@ -843,7 +843,7 @@ def report(sizes: list[int], plan: dict, rec: dict, diag: dict, split: dict, pro
             L.append("")
     if split:
         L += [
-            "Server side of FOLD_STATUS (fold()'s first query, sent by every add_items: pgctx.fold_status and, when a "
+            "Server side of FOLD_STATUS (fold()'s first query, sent by get_items once a turn: pgctx.fold_status and, when a "
             "fold is due, its input), on each size's last session after the instrumented turns: 5 calls in one "
             "transaction with track_functions = all (pg_stat_xact_user_functions; total includes the functions it "
             "calls, self is the function's own time, planning its body included), on the pool's long-lived "
@@ -887,9 +887,9 @@ def report(sizes: list[int], plan: dict, rec: dict, diag: dict, split: dict, pro
                         for idx, alias, t, _rows, loops, rem in v["scans"]) + " |")
         L += [
             "",
-            "The committed summary fold() reads back with FOLD_STATUS on every add_items (whether or not a fold is "
-            "due) and renders (task_message + summary_message) to count its tokens; get_items renders it once more "
-            "for its leading system item. Render time: median of 20, this process:",
+            "The committed summary get_items renders (task_message + summary_message) for its leading system item "
+            "(fold() takes its token count from the checkpoint and reads the summary only when a fold is due). "
+            "Render time: median of 20, this process:",
             "",
             "| backend | items | version | summary bytes (canonical JSON) | facts | tokens | render ms |",
             "|---|---:|---:|---:|---:|---:|---:|",
@@ -949,7 +949,7 @@ def report(sizes: list[int], plan: dict, rec: dict, diag: dict, split: dict, pro
         if keys:
             fs = [statistics.median([r[1].get("sql: FOLD_STATUS", 0.0) for r in diag[k]]) for k in keys]
             tot = [statistics.median([r[0]["total"] for r in diag[k]]) for k in keys]
-            L.append(f"- {b}, where the time goes: FOLD_STATUS (two calls a turn, one per add_items, fold due or not) "
+            L.append(f"- {b}, where the time goes: FOLD_STATUS (one call a turn, from get_items, fold due or not) "
                      + " / ".join(f"{ms(f)} of {ms(t)}" for f, t in zip(fs, tot)) + " ms per instrumented turn at "
                      + " / ".join(f"{k[1]:,}" for k in keys) + " items.")
     return "\n".join(L) + "\n"

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pgctx import db
+from pgctx import arguments, db
 from pgctx.baselines import last_messages
 from pgctx.errors import ContextOverBudget, ConversationNotFound
 from pgctx.messages import (
@@ -78,7 +78,10 @@ def build_context(conn: db.Connectable, conversation_id: str, *, budget: Budget 
     budget's history budget); the newest folded events are added while they fit. 0 adds none:
     the smallest context, the summary and what it does not cover.
     """
-    budget = budget or Budget()
+    arguments.text("conversation_id", conversation_id)
+    arguments.text("system", system, optional=True)
+    arguments.text("current_message", current_message, optional=True)
+    budget = arguments.budget(budget)
     if fill is None:
         fill = budget.history_budget
     elif isinstance(fill, bool) or not isinstance(fill, int) or fill < 0:

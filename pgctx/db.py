@@ -25,6 +25,15 @@ from pgctx.errors import translated
 
 Connectable = Union[psycopg.Connection, ConnectionPool, psycopg.AsyncConnection, AsyncConnectionPool]
 
+
+def _connectable(target: Any) -> None:
+    """A TypeError at once for what is not a Connectable (a DSN string, most often)."""
+    if isinstance(target, (psycopg.Connection, ConnectionPool, psycopg.AsyncConnection, AsyncConnectionPool)):
+        return
+    hint = (": connect first (psycopg.connect(dsn), or a psycopg_pool pool); only pgctx.migrate takes a DSN"
+            if isinstance(target, str) else "")
+    raise TypeError(f"conn must be a psycopg connection or pool, got {type(target).__name__}{hint}")
+
 APPEND_EVENT = "SELECT pgctx.append_event(%s, %s, %s, %s, %s, %s)"
 APPEND_EVENTS = "SELECT ordinality, seq FROM pgctx.append_events(%s, %s, %s)"
 VERIFY_CHAIN = (
@@ -104,6 +113,7 @@ def transaction(target: Connectable) -> Iterator[psycopg.Connection]:
     the caller's own transaction it is a savepoint, so pgctx calls compose with the caller's
     work. A pool lends a connection for the block.
     """
+    _connectable(target)
     if isinstance(target, ConnectionPool):
         with _lent(target) as conn, transaction(conn) as inner:
             yield inner
@@ -190,6 +200,7 @@ Op = Generator[Any, Any, T]
 
 def run(target: Connectable, op: Op[T]) -> T:
     """Drive ``op`` on ``target``: its result, or an awaitable of it for async connections."""
+    _connectable(target)
     if isinstance(target, (psycopg.AsyncConnection, AsyncConnectionPool)):
         return _arun(target, op)  # type: ignore[return-value]
     if isinstance(target, ConnectionPool):

@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 
-from pgctx import db
+from pgctx import arguments, db
 from pgctx.errors import translated
 
 # The tables an erasure rewrites: their old row versions hold the erased content until VACUUM.
@@ -47,6 +47,8 @@ def erase(
     fold_fallback}`` (``erased`` 0 and no erasure event when everything named was erased before).
     Every function here returns an awaitable on an AsyncConnection or async pool.
     """
+    arguments.text("conversation_id", conversation_id)
+    arguments.text("reason", reason)
     if seqs is None:
         query = db.Query("SELECT pgctx.erase_conversation(%s, %s)", (conversation_id, reason))
     else:

@@ -8,7 +8,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from pgctx import db
+from pgctx import arguments, db
 from pgctx.canonical import canonical_json
 from pgctx.messages import event_message
 from pgctx.tokens import TokenCounter, default_counter
@@ -59,6 +59,10 @@ def append(
     Its token count (``counter``, default :func:`pgctx.tokens.default_counter`) is stored with
     it. On an AsyncConnection or async pool this returns an awaitable.
     """
+    arguments.text("conversation_id", conversation_id)
+    arguments.text("kind", kind)
+    arguments.text("event_key", event_key, optional=True)
+    arguments.text("tenant", tenant, optional=True)
     return db.run(conn, append_op(conversation_id, kind, payload, event_key=event_key, tenant=tenant,
                                   counter=counter))
 
@@ -79,6 +83,8 @@ def append_many(
     counter: TokenCounter | None = None,
 ) -> list[int]:
     """Append ``{"kind", "payload"[, "event_key"]}`` items in one statement; their seqs in order."""
+    arguments.text("conversation_id", conversation_id)
+    arguments.text("tenant", tenant, optional=True)
     counter = counter or default_counter()
     items = [{**e, "tokens": event_tokens(e.get("kind"), e.get("payload"), counter)}
              if isinstance(e, Mapping) and "tokens" not in e else e for e in events]
@@ -104,6 +110,7 @@ def verify(
     of an earlier report); ``anchor_seq``/``anchor_hash`` check the chain against a digest kept
     outside the database. Hashes are hex strings.
     """
+    arguments.text("conversation_id", conversation_id)
     params = (
         conversation_id,
         from_seq,

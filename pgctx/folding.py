@@ -35,7 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pgctx import db
+from pgctx import arguments, db
 from pgctx.errors import (
     ConversationNotFound, FoldConflict, FoldGrowsContext, FoldSplitsUnit, IllegalPhaseTransition, PgctxError,
     SummarizerFailed,
@@ -86,9 +86,11 @@ def fold(conn: db.Connectable, conversation_id: str, *, summarizer: Summarizer |
     (``check(request, candidate)``) run before preparing.
     On an AsyncConnection or async pool this returns an awaitable.
     """
+    arguments.text("conversation_id", conversation_id)
+    budget = arguments.budget(budget)
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
-    return db.run(conn, _fold(conversation_id, summarizer or BuiltinSummarizer(), budget or Budget(),
+    return db.run(conn, _fold(conversation_id, summarizer or BuiltinSummarizer(), budget,
                               force, probe, attempts))
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
-from pgctx import db
+from pgctx import arguments, db
 from pgctx.canonical import transport_json
 from pgctx.errors import ConversationNotFound
 from pgctx.summarizers import Event, FoldRequest
@@ -37,6 +37,7 @@ class CommittedFold:
 
 
 def committed_fold(conn: db.Connectable, conversation_id: str) -> CommittedFold:
+    arguments.text("conversation_id", conversation_id)
     return db.run(conn, _committed_fold(conversation_id))
 
 
@@ -67,6 +68,7 @@ def prepare_fold(
     a fold makes the context smaller (PC121); None: the database estimates it from the summary's
     JSON (``pgctx.estimated_tokens``: bytes / 4). ``horizon`` is the one the candidate's must-keep
     items were derived with (``FoldRequest.horizon``; None: the default, 12)."""
+    arguments.text("conversation_id", conversation_id)
     params = (conversation_id, expected_version, expected_cursor, new_cursor, _jsonb(dump(summary)),
               schema_version, summarizer, tokens, horizon)
     return db.run(conn, db.first(db.Query(db.PREPARE_FOLD, params)))
@@ -74,6 +76,7 @@ def prepare_fold(
 
 def commit_fold(conn: db.Connectable, conversation_id: str, version: int) -> int:
     """Compare-and-swap commit of a PREPARED fold; returns the new cursor (FoldConflict if it lost)."""
+    arguments.text("conversation_id", conversation_id)
     return db.run(conn, db.first(db.Query(db.COMMIT_FOLD, (conversation_id, version))))
 
 
@@ -87,6 +90,7 @@ def recover(conn: db.Connectable, conversation_id: str, *, full_check: bool = Fa
     The chain is verified from the last point recovery verified; ``full_check`` verifies it from
     genesis, which also finds edits below that point that left the stored hashes alone.
     """
+    arguments.text("conversation_id", conversation_id)
     return db.run(conn, db.first(db.Query(db.RECOVER, (conversation_id, full_check))))
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pgctx import db
+from pgctx import arguments, db
 from pgctx.eventlog import append_op
 from pgctx.tokens import TokenCounter, default_counter
 
@@ -53,6 +53,7 @@ def reconcile(conn: db.Connectable, conversation_id: str, resolver: Resolver, *,
     succeeded, failed, not_performed, unknown) and optionally ``request_id``, ``error`` and
     ``authority`` (default: the tool's name). An awaitable on async connections.
     """
+    arguments.text("conversation_id", conversation_id)
     return db.run(conn, _reconcile(conversation_id, resolver, counter or default_counter()))
 
 

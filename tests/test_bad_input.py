@@ -12,6 +12,7 @@ SQLSTATE on each path, and the log is as it was.
 
 from __future__ import annotations
 
+import re
 import string
 import sys
 from itertools import islice, product
@@ -309,3 +310,30 @@ def test_a_stored_extreme_payload_can_be_read_back_into_a_working_context(conn, 
     conn.execute("SELECT pgctx.append_event('c', 'user', %s::jsonb)", (text,))
     (event,) = pgctx.build_context(conn, "c").events
     assert canonical_json(event[2]) == canonical_json(loads(text))
+
+
+WRONG_ARGUMENTS = [
+    (lambda c: pgctx.append(c, 123, "user", {"text": "x"}), "conversation_id must be a str, got int 123"),
+    (lambda c: pgctx.append(c, "c", 5, {"text": "x"}), "kind must be a str, got int 5"),
+    (lambda c: pgctx.append(c, "c", "user", {"text": "x"}, event_key=5), "event_key must be a str or None, got int 5"),
+    (lambda c: pgctx.append_many(c, 7, [{"kind": "user", "payload": {}}]), "conversation_id must be a str"),
+    (lambda c: pgctx.verify(c, 5), "conversation_id must be a str, got int 5"),
+    (lambda c: pgctx.fold(c, "c", budget=1000), "budget must be a pgctx.Budget"),
+    (lambda c: pgctx.build_context(c, "c", budget=1000), "budget must be a pgctx.Budget"),
+    (lambda c: pgctx.build_context(c, "c", current_message=["hi"]), "current_message must be a str or None"),
+    (lambda c: pgctx.recover(c, None), "conversation_id must be a str, got NoneType"),
+    (lambda c: pgctx.erase(c, "c", reason=None), "reason must be a str, got NoneType"),
+    (lambda c: pgctx.append("host=db dbname=app", "c", "user", {}), "conn must be a psycopg connection or pool, "
+                                                                     "got str: connect first"),
+    (lambda c: pgctx.fold("host=db dbname=app", "c"), "only pgctx.migrate takes a DSN"),
+    (lambda c: pgctx.take_digest(object()), "conn must be a psycopg connection or pool, got object"),
+]
+
+
+@pytest.mark.parametrize("call, says", WRONG_ARGUMENTS, ids=[s[:40] for _, s in WRONG_ARGUMENTS])
+def test_an_argument_of_the_wrong_type_is_a_type_error_naming_it_before_any_sql(conn, call, says):
+    # (reaching the server, these were UndefinedFunction, e.g. no append_event(smallint, ...), or an
+    # AttributeError from inside pgctx)
+    with pytest.raises(TypeError, match=re.escape(says)):
+        call(conn)
+    assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 0
