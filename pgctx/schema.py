@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
 from pgctx.errors import PgctxError, translated
@@ -230,13 +231,19 @@ def migrate(target: str | psycopg.Connection | ConnectionPool, revision: str = "
             from sqlalchemy import create_engine, pool
 
             # Wrap the caller's connection without ever closing it: StaticPool hands out this one
-            # connection, and the engine is not disposed.
+            # connection, and the engine is not disposed. SQLAlchemy reads rows as tuples (with a
+            # dict_row factory its version check read the column name: "Could not determine version
+            # from string 'version'"), so the caller's row factory is set aside and given back.
             engine = create_engine("postgresql+psycopg://", creator=lambda: target, poolclass=pool.StaticPool)
-            with engine.connect() as connection:
-                config = alembic_config(connection=connection)
-                command.upgrade(config, revision)
-                connection.commit()
-            _redistribute(target)
+            row_factory, target.row_factory = target.row_factory, tuple_row
+            try:
+                with engine.connect() as connection:
+                    config = alembic_config(connection=connection)
+                    command.upgrade(config, revision)
+                    connection.commit()
+                _redistribute(target)
+            finally:
+                target.row_factory = row_factory
     return Migrated(config.attributes["found"], config.attributes["now"])
 
 

@@ -335,3 +335,21 @@ def test_the_api_on_a_database_never_migrated_says_to_migrate(empty_dsn):
 def test_migrate_with_no_server_raises_psycopgs_error_not_sqlalchemys():
     with pytest.raises(psycopg.OperationalError):
         pgctx.migrate("postgresql://nobody@127.0.0.1:1/app?connect_timeout=3")
+
+
+def test_migrate_works_whatever_the_row_factory_and_gives_it_back(empty_dsn, dsn):
+    # how PostgresSaver's docs build a pool: dict_row connections (SQLAlchemy's version check read
+    # the column name off them: "Could not determine version from string 'version'")
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    from pgctx.integrations.langgraph import PgctxSaver
+
+    with ConnectionPool(empty_dsn, kwargs={"autocommit": True, "row_factory": dict_row}, open=True) as pool:
+        PgctxSaver(pool).setup()
+        with pool.connection() as conn:
+            assert conn.row_factory is dict_row
+            assert conn.execute("SELECT 1 AS one").fetchone() == {"one": 1}
+    with psycopg.connect(empty_dsn, row_factory=dict_row) as conn:
+        assert pgctx.migrate(conn).changed is False and conn.row_factory is dict_row
+    assert catalog(empty_dsn) == catalog(dsn)
