@@ -427,6 +427,32 @@ def test_an_empty_session_pops_none_and_clears_as_the_sdks_do(dsn):
                             ).fetchone()[0] == 0
 
 
+def test_a_session_used_from_another_event_loop_says_so_at_once(dsn):
+    # one session shared by threads that each run their own loop: the pool belongs to the first
+    # loop, and from another one psycopg would wait forever
+    loop = asyncio.new_event_loop()
+    session = loop.run_until_complete(PgctxSession.from_dsn("loops", dsn))
+    loop.run_until_complete(session.add_items(turn(1)))
+    seen = []
+
+    def other_thread():
+        try:
+            asyncio.run(asyncio.wait_for(session.get_items(), 30))
+        except Exception as exc:
+            seen.append(exc)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    thread.join(60)
+    try:
+        assert len(seen) == 1 and isinstance(seen[0], RuntimeError), seen
+        assert "other than the one it was first used in" in str(seen[0])
+        assert loop.run_until_complete(session.get_items()) == turn(1)  # on its own loop it goes on
+    finally:
+        loop.run_until_complete(session.close())
+        loop.close()
+
+
 def test_a_runner_through_the_real_openai_client_folds_mid_conversation(dsn):
     from agents import OpenAIResponsesModel
     from openai import AsyncOpenAI

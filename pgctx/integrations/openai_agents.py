@@ -191,6 +191,7 @@ class PgctxSession:
         self._fold_pending = False  # events were appended since the background fold began
         self._owned_pool: AsyncConnectionPool | None = None
         self._max_payload: int | None = None  # pgctx.max_payload_bytes(), read once
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop its connections belong to
 
     @classmethod
     async def from_dsn(cls, session_id: str, dsn: str, **options: Any) -> PgctxSession:
@@ -198,7 +199,7 @@ class PgctxSession:
         pool = AsyncConnectionPool(dsn, min_size=1, max_size=4, open=False, kwargs={"autocommit": True})
         await pool.open()
         session = cls(session_id, pool, **options)
-        session._owned_pool = pool
+        session._owned_pool, session._loop = pool, asyncio.get_running_loop()
         return session
 
     async def __aenter__(self) -> PgctxSession:
@@ -219,7 +220,19 @@ class PgctxSession:
 
     # --- the Session protocol ------------------------------------------------------------
 
+    def _on_its_loop(self) -> None:
+        """A psycopg async connection or pool belongs to the event loop it was opened in; used from
+        another loop (another thread's asyncio.run), it waits forever. Say so at once instead."""
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+        elif loop is not self._loop:
+            raise RuntimeError(f"PgctxSession {self.session_id!r} is used from an event loop other than the one it "
+                               "was first used in; its psycopg connections belong to that loop: open one session "
+                               "(and pool) per event loop or thread")
+
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        self._on_its_loop()
         if not self.background_folds:
             await self._fold()  # what the items added since the last read made due, before serving them
         # the summary, evidence and unfolded items (no folded items beside them: fill 0)
@@ -248,6 +261,7 @@ class PgctxSession:
         return self._max_payload
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
+        self._on_its_loop()
         events = _checked(items, await self._limit())
         calls = [call_key(e["payload"]["call_id"]) for e in events if e["kind"] == "tool_call"]
         if calls:  # calls the tool hooks recorded before they ran are in the log already
@@ -264,6 +278,7 @@ class PgctxSession:
                 self._fold_task = asyncio.create_task(self._fold_in_background())
 
     async def pop_item(self) -> TResponseInputItem | None:
+        self._on_its_loop()
         try:
             rows = await db.run(self.conn, db.rows(db.Query(db.RETRACT_LAST, (self.session_id,))))
         except ConversationNotFound:
@@ -274,6 +289,7 @@ class PgctxSession:
         return event_item(kind, payload, seq)  # type: ignore[return-value]
 
     async def clear_session(self) -> None:
+        self._on_its_loop()
         if not await db.run(self.conn, db.rows(db.Query(db.HEAD_SEQ, (self.session_id,)))):
             return  # nothing stored yet: already clear (a clear event would create the conversation)
         await db.run(self.conn, db.rows(db.Query(db.CLEAR_VIEW, (self.session_id,))))
