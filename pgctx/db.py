@@ -86,6 +86,7 @@ SERIALIZE_FOLDS = "SELECT pgctx.serialize_folds(%s)"
 CONTEXT_EVENTS = "SELECT section, seq, kind, payload, tokens, reason, hash FROM pgctx.context_events(%s, fill => %s)"
 RETRACT_LAST = "SELECT seq, kind, payload FROM pgctx.retract_last(%s)"
 CLEAR_VIEW = "SELECT pgctx.clear_view(%s)"
+MAX_PAYLOAD_BYTES = "SELECT pgctx.max_payload_bytes()"
 EVIDENCE_TOKENS = "SELECT coalesce(sum(tokens), 0) FROM pgctx.context_events(%s) WHERE section = 'evidence'"
 # pgctx.tool_calls itself, not pgctx.side_effects filtered to one conversation (the same rows): a
 # statement naming no table, so on Citus it is not sent to a shard with tool_calls' own reads

@@ -10,6 +10,7 @@ from psycopg.types.json import Jsonb
 
 from pgctx import arguments, db
 from pgctx.canonical import canonical_json
+from pgctx.errors import PayloadTooLarge
 from pgctx.messages import event_message
 from pgctx.tokens import TokenCounter, default_counter
 
@@ -67,10 +68,26 @@ def append(
                                   counter=counter))
 
 
+# The server refuses a payload over pgctx.max_payload_bytes() (PC004), but only once it has it:
+# sent, parsed and canonicalized, 200 MiB took a minute, and counting its tokens first 0.2 s per
+# MiB more. So one that large is refused here, before either, as the server would refuse it. The
+# limit (IMMUTABLE) is read from the server once per process, when a payload first passes _LARGE.
+_LARGE = 64 * 1024
+_limit: list[int] = []
+
+
 def append_op(conversation_id: str, kind: str, payload: Mapping[str, Any], *, event_key: str | None = None,
               tenant: str | None = None, counter: TokenCounter | None = None) -> db.Op[int]:
     """append() as a step of a longer operation (see pgctx.db.run)."""
-    params = (conversation_id, kind, _json(payload), event_key, tenant, event_tokens(kind, payload, counter))
+    text = canonical_json(payload)  # what is sent: serialized once, and measured before counting
+    size = len(text.encode())
+    if size > _LARGE:
+        if not _limit:
+            _limit.append((yield from db.first(db.Query(db.MAX_PAYLOAD_BYTES))))
+        if size > _limit[0]:
+            raise PayloadTooLarge(f"payload is {size} bytes in canonical form; the limit is {_limit[0]}")
+    params = (conversation_id, kind, Jsonb(payload, dumps=lambda _: text), event_key, tenant,
+              event_tokens(kind, payload, counter))
     return (yield from db.first(db.Query(db.APPEND_EVENT, params)))
 
 

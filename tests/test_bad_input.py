@@ -337,3 +337,18 @@ def test_an_argument_of_the_wrong_type_is_a_type_error_naming_it_before_any_sql(
     with pytest.raises(TypeError, match=re.escape(says)):
         call(conn)
     assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 0
+
+
+def test_a_payload_over_the_limit_is_refused_before_it_is_counted_or_sent(conn, monkeypatch):
+    # 200 MiB took 12.6 s to be refused: tokenized, sent, parsed and canonicalized first
+    from pgctx import eventlog
+
+    limit = conn.execute("SELECT pgctx.max_payload_bytes()").fetchone()[0]
+    monkeypatch.setattr(eventlog, "event_tokens", lambda *a: pytest.fail("counted before the size check"))
+    with pytest.raises(errors.PayloadTooLarge, match=f"the limit is {limit}"):
+        pgctx.append(conn, "big", "user", {"text": "x" * limit})
+    assert conn.execute("SELECT count(*) FROM pgctx.events").fetchone()[0] == 0
+    # at the limit exactly it is counted and stored, as the server measures it
+    monkeypatch.undo()
+    at_limit = {"text": "x" * (limit - len('{"text": ""}'))}
+    assert pgctx.append(conn, "big", "user", at_limit) == 1

@@ -257,7 +257,7 @@ class PgctxSession:
 
     async def _limit(self) -> int:
         if self._max_payload is None:
-            self._max_payload = await db.run(self.conn, db.first(db.Query("SELECT pgctx.max_payload_bytes()")))
+            self._max_payload = await db.run(self.conn, db.first(db.Query(db.MAX_PAYLOAD_BYTES)))
         return self._max_payload
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
