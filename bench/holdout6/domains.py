@@ -265,6 +265,7 @@ class Scenario:
         self.later = []        # deferred closures: (earliest event count, fn)
         self.decisions = 0
         self.kinds = set()
+        self.busy = set()
         self.used = {}
 
     # ---- helpers ------------------------------------------------------------------------
@@ -273,7 +274,25 @@ class Scenario:
         return f"{self.k['key'][:3]}-{tag}-{self.n:03d}"
 
     def remember(self, probe):
-        self.mem.append([self.t.seq, probe, 0])
+        # a superseded value is the harder question: asked before the plain ones of its class
+        self.mem.append([self.t.seq, probe, 0, 1 if probe.get("superseded") else 0])
+
+    def invalidate(self, eid, f, old):
+        """Forget memories that an update of field f of eid makes stale."""
+        k = self.k
+        self.mem = [m for m in self.mem if not (m[1].get("key") == f and m[1].get("subject") == self.subj(eid))
+                    and not (m[1]["probe"] == "next_call" and m[1]["arguments"].get(f) == old
+                             and m[1]["arguments"].get(k["arg"]) == eid)]
+
+    def free_entity(self, fresh_bias):
+        for _ in range(10):
+            eid = self.pick_entity(fresh_bias)
+            if eid not in self.busy:
+                self.busy.add(eid)
+                return eid
+        eid = self.new_entity()
+        self.busy.add(eid)
+        return eid
 
     def subj(self, eid):
         return f"{self.k['arg']}={eid}"
@@ -313,17 +332,29 @@ class Scenario:
         c = self.cid("get")
         t.call(k["read"], c, {k["arg"]: eid})
         keys = r.sample(sorted(k["fields"]), r.randint(3, len(k["fields"])))
-        res = {}
-        for f in keys:
-            res[f] = self.g.one(k["fields"][f])
-        self.fields_of(eid).update(res)
+        known = self.fields_of(eid)
+        res = {f: known.get(f, self.g.one(k["fields"][f])) for f in keys}
+        drift = None
+        again = [f for f in keys if f in known]
+        if again and r.random() < 0.3:  # the subject's state moved on since the last lookup
+            f = r.choice(again)
+            v = self.g.one(k["fields"][f])
+            if v != known[f]:
+                drift = (f, known[f])
+                res[f] = v
+        known.update(res)
         log = None
         if noisy:
             log = self.noise_log(list(res.values()) + ["n/a"], r.randint(*self.log_lines))
         s = t.result(c, "succeeded", result=res, request_id=f"rq-{r.randint(100000, 999999)}", log=log)
         self.kinds.add("noisy tool output" if noisy else "lookup")
         for f, v in res.items():
-            self.remember(p_fact(f, v, subject=self.subj(eid), why=f"{f} of {eid} from the lookup at {s}"))
+            if drift and f == drift[0]:
+                self.invalidate(eid, f, drift[1])
+                self.remember(p_fact(f, v, subject=self.subj(eid), superseded=[drift[1]],
+                                     why=f"{f} of {eid} changed between two lookups"))
+            elif f not in again:
+                self.remember(p_fact(f, v, subject=self.subj(eid), why=f"{f} of {eid} from the lookup at {s}"))
         longish = [x for x in keys if len(str(res[x])) >= 5] or keys
         f = r.choice(longish)
         self.remember(p_next(k["write"][0], {k["arg"]: eid, f: res[f]},
@@ -354,6 +385,8 @@ class Scenario:
         t.user(f"For {eid}, the {key.replace('_', ' ')} is {v}.")
         t.fact(key, v, subject=self.subj(eid))
         self.remember(p_fact(key, v, subject=self.subj(eid), why="stated by the user"))
+        if r.random() < 0.4:  # also asked without a subject (kept only while no other subject has the key)
+            self.remember(p_fact(key, v, why="stated by the user; the newest value of the key"))
         self.kinds.add("user-stated fact")
 
         def correct():
@@ -363,8 +396,11 @@ class Scenario:
             t.user(r.choice([f"Sorry, I had that wrong: the {key.replace('_', ' ')} for {eid} is {v2}, not {v}.",
                              f"Correction on {eid}: {key.replace('_', ' ')} should be {v2}."]))
             t.correction(key, v2, subject=self.subj(eid))
-            self.mem = [m for m in self.mem if not (m[1].get("key") == key and m[1].get("subject") == self.subj(eid))]
+            self.mem = [m for m in self.mem if not (m[1].get("key") == key and
+                                                    m[1].get("subject") in (self.subj(eid), None))]
             self.remember(p_fact(key, v2, subject=self.subj(eid), superseded=[v], why="the user's correction wins"))
+            if r.random() < 0.4:
+                self.remember(p_fact(key, v2, superseded=[v], why="the correction is the newest value of the key"))
             self.remember(p_next(k["write"][0], {k["arg"]: eid, key: v2}, why="the corrected value is what to use"))
             self.kinds.add("user correction")
         if r.random() < 0.75:
@@ -372,7 +408,7 @@ class Scenario:
 
     def ep_approval_write(self):
         k, r, t = self.k, self.r, self.t
-        eid = self.pick_entity(0.3)
+        eid = self.free_entity(0.3)
         tool, arg, spec, conf = k["write"]
         v = self.g.fresh(spec)
         aid = f"apr-{self.g.fresh('{5}')}"
@@ -382,6 +418,7 @@ class Scenario:
         self.kinds.add("approval scoped to a goal")
 
         def grant():
+            self.busy.discard(eid)
             self.mem = [m for m in self.mem if m[1].get("approval_id") != aid]
             if r.random() < 0.2:
                 u = t.user(f"No, don't {k['verb']} {eid}. Leave it as it is.")
@@ -414,7 +451,10 @@ class Scenario:
         t.assistant("The call timed out; I don't know yet whether it took effect. I won't retry blindly.")
 
         def resolve():
+            self.busy.discard(args[k["arg"]])
             self.mem = [m for m in self.mem if m[1].get("call_id") != c]
+            if r.random() < 0.5:
+                t.assistant(f"Asking the service what became of {c}.")
             if r.random() < 0.5:
                 rq = f"rq-{r.randint(100000, 999999)}"
                 cv = self.g.fresh("{L}{L}-{6}")
@@ -441,7 +481,7 @@ class Scenario:
 
     def ep_write_timeout(self):
         k, r, t = self.k, self.r, self.t
-        eid = self.pick_entity(0.3)
+        eid = self.free_entity(0.3)
         tool, arg, spec, conf = k["write"]
         v = self.g.fresh(spec)
         t.user(f"Please {k['verb']} {eid}: {arg.replace('_', ' ')} {v}. That one is pre-approved by policy.")
@@ -460,7 +500,7 @@ class Scenario:
 
     def ep_restart(self):
         k, r, t = self.k, self.r, self.t
-        eid = self.pick_entity(0.3)
+        eid = self.free_entity(0.3)
         tool, arg, spec, conf = k["write"]
         v = self.g.fresh(spec)
         c = self.cid("wr")
@@ -477,7 +517,10 @@ class Scenario:
                          "The agent restarted. Please carry on."]))
 
         def resolve():
+            self.busy.discard(eid)
             self.mem = [m for m in self.mem if m[1].get("call_id") != c]
+            if r.random() < 0.5:
+                t.assistant(f"Checking with the service whether {c} went through before the restart.")
             rq = f"rq-{r.randint(100000, 999999)}"
             if r.random() < 0.6:
                 t.status_query(c, "succeeded", result={conf: self.g.fresh("{L}{L}-{6}")}, request_id=rq)
@@ -509,9 +552,7 @@ class Scenario:
                     f"The audit source is the newer one.")
         self.kinds.add("contradiction between tools")
         fields[f] = new
-        self.mem = [m for m in self.mem if not (m[1].get("key") == f and m[1].get("subject") == self.subj(eid))
-                    and not (m[1]["probe"] == "next_call" and m[1]["arguments"].get(f) == old
-                             and m[1]["arguments"].get(k["arg"]) == eid)]
+        self.invalidate(eid, f, old)
         self.remember(p_fact(f, new, subject=self.subj(eid), superseded=[old], why="the newer tool disagrees"))
         self.remember(p_evidence([s], why="the disagreeing result"))
         if r.random() < 0.5:
@@ -520,7 +561,7 @@ class Scenario:
 
     def ep_irreversible(self):
         k, r, t = self.k, self.r, self.t
-        eid = self.pick_entity(0.2)
+        eid = self.free_entity(0.2)
         tool, arg, spec = k["irrev"]
         v = self.g.fresh(spec)
         aid = f"apr-{self.g.fresh('{5}')}"
@@ -532,6 +573,7 @@ class Scenario:
         self.kinds.add("irreversible action behind an approval")
 
         def ok():
+            self.busy.discard(eid)
             self.mem = [m for m in self.mem if m[1].get("approval_id") != aid]
             t.user(f"OK for {eid}. Just that one.")
             t.approval(aid, "granted", scopes_event=s)
@@ -546,6 +588,24 @@ class Scenario:
                 self.remember(p_state("succeeded", call_id=c, request_id=rq, why="done, must not be repeated"))
         if r.random() < 0.8:
             self.later.append((len(t.events) + r.randint(4, 25 if self.long else 10), ok))
+
+    def ep_guess(self):
+        """The assistant guesses a value (authority model, inferred): it must not displace the tool's."""
+        k, r, t = self.k, self.r, self.t
+        known = [(e, f) for e, f in self.entities if f]
+        if not known:
+            return self.ep_lookup()
+        eid, fields = r.choice(known)
+        f = r.choice(sorted(fields))
+        guess = self.g.one(k["fields"][f])
+        if guess == fields[f]:
+            return self.ep_chatter()
+        t.user(f"Any idea whether the {f.replace('_', ' ')} of {eid} has changed?")
+        t.assistant(f"My guess is it is {guess} by now, but I haven't checked; {k['read']} last said {fields[f]}.")
+        t.fact(f, guess, subject=self.subj(eid), authority="model", confidence="inferred")
+        self.remember(p_fact(f, fields[f], subject=self.subj(eid),
+                             why="an inferred guess by the model is not a statement; the tool's value stands"))
+        self.kinds.add("model guess that must not override a tool value")
 
     def ep_chatter(self):
         r, t, k = self.r, self.t, self.k
@@ -566,7 +626,7 @@ class Scenario:
         if not cands:
             return
         # the classes used least so far first, the oldest memory of each class first
-        cands.sort(key=lambda m: (m[2], m[0]))
+        cands.sort(key=lambda m: (m[2], -m[3], m[0]))
         by = {}
         for m in cands:
             by.setdefault(m[1]["probe"], []).append(m)
@@ -593,12 +653,24 @@ class Scenario:
     def tokens(self):
         return sum(max(1, len(event_text(k, p)) // 4) for k, p in self.t.events.values())
 
-    def build(self, n_events, every, per_decision, mix, token_target=0, max_events=None):
+    def ep_branch(self):
+        """The user explores an alternative on a branch; the rest of the work continues there."""
+        t, r, k = self.t, self.r, self.k
+        t.user(r.choice([f"Let's try the other approach for the remaining {k['noun']}s, on a separate branch.",
+                         "Park the current line of work; explore the alternative plan from here."]))
+        t.assistant("Branching here; everything so far stays as it is.")
+        t.fork("alt")
+        self.forked = True
+        self.kinds.add("fork to a branch, confirmed as mainline")
+        t.user("This is the alternative plan. Carry on from where we were.")
+
+    def build(self, n_events, every, per_decision, mix, token_target=0, max_events=None, fork_at=None, plan=()):
         r = self.r
         eps = {"lookup": self.ep_lookup, "noisy": lambda: self.ep_lookup(noisy=True),
                "constraint": self.ep_constraint, "ufact": self.ep_user_fact, "approval": self.ep_approval_write,
                "restart": self.ep_restart, "contra": self.ep_contradiction, "irrev": self.ep_irreversible,
-               "chatter": self.ep_chatter, "timeout": self.ep_write_timeout}
+               "chatter": self.ep_chatter, "timeout": self.ep_write_timeout,
+               "guess": self.ep_guess}
         names = list(mix)
         weights = [mix[n] for n in names]
         self.t.system(f"You are an operations agent for {self.k['noun']} work. Tools: "
@@ -611,15 +683,37 @@ class Scenario:
         def more():
             n = len(self.t.events)
             return n < n_events or (self.tokens() < token_target and n < max_events)
+        plan = list(plan)  # episodes that come first, in this order; then the weighted mix
+        self.forked = False
+        merged = False
         while more():
             self.run_later()
             if not more():
                 break
-            eps[r.choices(names, weights)[0]]()
+            n = len(self.t.events)
+            if fork_at and not self.forked and n >= fork_at * n_events and not self.t.running:
+                self.ep_branch()
+                fork_seq = n
+                continue
+            if self.forked and not merged and n >= fork_seq + 20:
+                self.t.confirm_mainline("alt")
+                merged = True
+                self.t.assistant("The alternative branch is now the main line.")
+                continue
+            name = plan.pop(0) if plan else r.choices(names, weights)[0]
+            if token_target and "noisy" in mix and self.long:  # keep the token count on pace with the event count
+                pace = token_target * len(self.t.events) / ((n_events + max_events) / 2)
+                if self.tokens() < 0.85 * pace:
+                    name = "noisy"
+                elif self.tokens() > 1.1 * pace and name == "noisy":
+                    name = "lookup"
+            eps[name]()
             if len(self.t.events) - last_dec >= every:
                 self.decide(per_decision)
                 last_dec = len(self.t.events)
         # what is still deferred stays open: approvals unanswered, calls unresolved
+        if len(self.t.events) - last_dec < 3:
+            self.ep_lookup()
         self.decide(per_decision + 1)
         self.t.header["exercises"] = sorted(self.kinds)
         self.t.header["description"] = (f"{self.k['noun'].capitalize()} work with the tools "

@@ -106,6 +106,17 @@ class Traj:
             return self.seq
         return None
 
+    def fork(self, branch):
+        """fork + switch: the rest of the trajectory goes to ``branch`` (seqs continue from the fork point)."""
+        self.steps.append({"type": "fork", "branch": branch})
+        self.steps.append({"type": "switch", "branch": branch})
+
+    def confirm_mainline(self, branch):
+        self.steps.append({"type": "confirm_mainline", "branch": branch})
+        self.seq += 1
+        self.events[self.seq] = ("branch_merge", {})
+        return self.seq
+
     def decision(self, did, probes, note=""):
         self.steps.append({"type": "decision", "id": did, "probes": probes, "note": note})
 
@@ -344,6 +355,9 @@ def oracle(t: Traj):
             if rec:
                 seq += 1
                 history.append((seq, ("recovery", {})))
+        elif step["type"] == "confirm_mainline":
+            seq += 1
+            history.append((seq, ("branch_merge", {})))
         elif step["type"] == "decision":
             for i, pr in enumerate(step["probes"]):
                 why = check_probe(history, pr)

@@ -18,12 +18,12 @@ from holdout_lib import main, rng  # noqa: E402
 WINDOWS = [256, 512, 1024, 512, 1024, 256, 512, 1024, 256, 1024, 512, 256, 1024, 512, 256, 1024]
 MIXES = [
     {"lookup": 3, "approval": 2, "ufact": 2, "constraint": 1, "restart": 1, "timeout": 1},
-    {"lookup": 2, "noisy": 2, "contra": 2, "approval": 1, "chatter": 1, "timeout": 1},
+    {"lookup": 2, "noisy": 2, "contra": 2, "approval": 1, "chatter": 1, "timeout": 1, "guess": 1},
     {"lookup": 2, "irrev": 2, "ufact": 2, "constraint": 1, "restart": 1},
     {"lookup": 2, "restart": 2, "approval": 2, "chatter": 1, "noisy": 1},
-    {"noisy": 2, "timeout": 2, "ufact": 1, "contra": 1, "irrev": 1},
+    {"noisy": 2, "timeout": 2, "ufact": 1, "contra": 1, "irrev": 1, "guess": 1},
 ]
-TOKENS = {256: (14, 450), 512: (16, 850), 1024: (18, 1600)}  # (min events, estimated tokens)
+TOKENS = {256: (14, 450), 512: (16, 850), 1024: (18, 1900)}  # (min events, estimated tokens)
 LOG_LINES = {256: (2, 3), 512: (3, 6), 1024: (12, 18)}
 
 
@@ -36,9 +36,15 @@ def build():
         n_min, tokens = TOKENS[window]
         s = Scenario(kit, f"h6s-{kit['key']}", r, window=window, long=False, log_lines=LOG_LINES[window])
         mix = dict(MIXES[i % len(MIXES)])
+        mix["timeout"] = mix.get("timeout", 0) + 1
+        mix["restart"] = mix.get("restart", 0) + 1
         if window == 1024:
             mix["noisy"] = mix.get("noisy", 0) + 2
-        out.append(s.build(n_min, every=r.randint(4, 6), per_decision=2, mix=mix,
+        # every short trajectory gets several different episode kinds before the weighted mix
+        plan = r.sample(["approval", "ufact", "timeout", "restart", "contra", "guess", "irrev", "chatter"], 5)
+        if window == 1024:
+            plan = [x for pair in zip(plan, ["noisy"] * 5) for x in pair]
+        out.append(s.build(n_min, plan=plan, every=r.randint(4, 6), per_decision=2, mix=mix,
                            token_target=tokens, max_events=34))
     return out
 
