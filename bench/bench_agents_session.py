@@ -468,14 +468,16 @@ class Probe:
 
     def install(self) -> None:
         probe = self
-        self.saved = (psycopg.AsyncConnection.execute, AsyncConnectionPool.getconn, AsyncConnectionPool.putconn,
+        # the cursor's execute: pgctx's own statements go through cursors (pgctx.db), and
+        # AsyncConnection.execute calls it too, so each statement is timed once
+        self.saved = (psycopg.AsyncCursor.execute, AsyncConnectionPool.getconn, AsyncConnectionPool.putconn,
                       BuiltinSummarizer.summarize)
         execute, getconn, putconn, summarize = self.saved
 
-        async def timed_execute(conn, query, params=None, **kw):
+        async def timed_execute(cur, query, params=None, **kw):
             t = time.perf_counter()
             try:
-                return await execute(conn, query, params, **kw)
+                return await execute(cur, query, params, **kw)
             finally:
                 n = probe.name(query)
                 probe.acc["sql: " + n] += time.perf_counter() - t
@@ -503,13 +505,13 @@ class Probe:
                 probe.acc["summarizer (in a thread)"] += time.perf_counter() - t
                 probe.calls["summarizer (in a thread)"] += 1
 
-        psycopg.AsyncConnection.execute = timed_execute
+        psycopg.AsyncCursor.execute = timed_execute
         AsyncConnectionPool.getconn = timed_getconn
         AsyncConnectionPool.putconn = timed_putconn
         BuiltinSummarizer.summarize = timed_summarize
 
     def remove(self) -> None:
-        (psycopg.AsyncConnection.execute, AsyncConnectionPool.getconn, AsyncConnectionPool.putconn,
+        (psycopg.AsyncCursor.execute, AsyncConnectionPool.getconn, AsyncConnectionPool.putconn,
          BuiltinSummarizer.summarize) = self.saved
 
     def take(self) -> tuple[dict[str, float], dict[str, int]]:
@@ -913,7 +915,8 @@ def report(sizes: list[int], plan: dict, rec: dict, diag: dict, split: dict, pro
         "",
         "- Sizes and rounds (sessions x blocks per session x turns per block, per backend): "
         + "; ".join(f"{n:,}: {p[0]} x {p[1]} x {p[2]}" for n, p in plan.items())
-        + ". Fresh sessions pre-filled to exactly the size through add_items, turn by turn (no get_items), then "
+        + ". Fresh sessions pre-filled to exactly the size through add_items, turn by turn (a PgctxSession read once a "
+        "turn, where it checks the fold), then "
         + ("" if info["no_analyze"] else "VACUUM ANALYZE of both databases' tables, ")
         + "CHECKPOINT; rounds alternate the backends, order reversed every other round. Warm-up: "
         f"{WARMUP_TURNS} full turns per backend before the first size.",
