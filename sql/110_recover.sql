@@ -25,6 +25,10 @@
 --     event is appended, which makes them `unknown` (never `failed`), and every unknown call is
 --     listed with its idempotency key for a status query. Nothing here re-runs a tool. On an
 --     abandoned branch too: it refuses appends, but not this record.
+--   * It acts only on what it verified: the events that decide an action (from the first call it
+--     would mark interrupted on, and the range of every PREPARED fold) are verified by this run
+--     even when they lie below the last verified point, and with the chain broken no call is
+--     marked (the report says why), since what decides it may be the edit.
 
 -- A break recovery found, until the chain verifies whole again. Tenanted and under row-level
 -- security like verified_points (150); written only by recover.
@@ -96,18 +100,46 @@ DECLARE
     recovery_hash bytea;
     last_recovery bigint;
     conv        pgctx.conversations%ROWTYPE;
+    acts_from   bigint;
+    verify_from bigint;
+    from_hash   bytea;
 BEGIN
     -- the fold lock shared, as prepare_fold and commit_fold take it: recovery commits candidates too
     PERFORM pg_advisory_xact_lock_shared(pgctx.fold_lock_key(conversation_id));
     head := pgctx.lock_fold_head(conversation_id);
-    -- 1. the chain, from the last point recovery verified; from genesis the first time, with
-    --    full_check, or while a break found earlier stands (so that every run reports it)
+    -- 0. what this run may act on, read first so that the chain check covers it: the calls still
+    --    running (step 4) and the PREPARED folds (step 2); acts_from is the seq after which
+    --    every event that decides those actions lies
+    SELECT max(e.seq) INTO last_recovery FROM pgctx.events e
+     WHERE e.conversation_id = recover.conversation_id AND e.kind = 'recovery';
+    SELECT jsonb_agg(jsonb_build_object('call_id', t.call_id, 'seq', t.call_seq) ORDER BY t.call_seq),
+           min(t.call_seq) - 1
+      INTO interrupted, acts_from
+      FROM pgctx.tool_calls(conversation_id, coalesce(last_recovery, 0), NULL) t
+     WHERE t.status = 'running';
+    SELECT least(acts_from, min(c.base_cursor)) INTO acts_from FROM pgctx.checkpoints c
+     WHERE c.conversation_id = recover.conversation_id AND c.phase = 'PREPARED';
+    -- 1. the chain, from the last point recovery verified, or from acts_from where that is lower
+    --    (a superuser's edit below the verified point was acted on unseen); from genesis the
+    --    first time, with full_check, or while a break found earlier stands (so that every run
+    --    reports it)
     SELECT * INTO standing FROM pgctx.chain_breaks b WHERE b.conversation_id = recover.conversation_id;
     SELECT * INTO verified FROM pgctx.verified_points v WHERE v.conversation_id = recover.conversation_id;
     resume := NOT full_check AND standing.conversation_id IS NULL AND verified.seq IS NOT NULL;
+    verify_from := least(verified.seq, acts_from);
+    from_hash := verified.hash;
+    IF resume AND verify_from < verified.seq THEN
+        -- from the stored hash at verify_from, and only while the verified point still stands (its
+        -- hash binds every event before it: a rewrite that recomputed the hashes changes it)
+        SELECT e.hash INTO from_hash FROM pgctx.events e
+         WHERE e.conversation_id = recover.conversation_id AND e.seq = verify_from;
+        resume := from_hash IS NOT NULL AND EXISTS (
+            SELECT 1 FROM pgctx.events e WHERE e.conversation_id = recover.conversation_id
+               AND e.seq = verified.seq AND e.hash = verified.hash);
+    END IF;
     IF resume THEN
-        SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => verified.seq,
-                                                    from_hash => verified.hash);
+        SELECT * INTO chain FROM pgctx.verify_chain(conversation_id, from_seq => verify_from,
+                                                    from_hash => from_hash);
         -- a break: look again from genesis, so that the break recorded (and fallen back past) is
         -- the first one, and a second run finds the same, not one below the resume point
         resume := chain.ok;
@@ -115,7 +147,7 @@ BEGIN
     IF NOT resume THEN
         SELECT * INTO chain FROM pgctx.verify_chain(conversation_id);
     END IF;
-    SELECT CASE WHEN resume THEN verified.seq ELSE c.base_seq END INTO start_seq
+    SELECT CASE WHEN resume THEN verify_from ELSE c.base_seq END INTO start_seq
       FROM pgctx.conversations c WHERE c.conversation_id = recover.conversation_id;
     -- written when the point moved, or a run from genesis reached further than the last one did
     -- (not again for the same seq: a second run writes nothing, so the time recorded is that of
@@ -195,13 +227,13 @@ BEGIN
             chain.first_bad_seq, chain.reason, head.version, head.cursor));
     END IF;
 
-    -- 4. calls the restart interrupted become unknown (one recovery event); list every unknown call
-    SELECT max(e.seq) INTO last_recovery FROM pgctx.events e
-     WHERE e.conversation_id = recover.conversation_id AND e.kind = 'recovery';
-    SELECT jsonb_agg(jsonb_build_object('call_id', t.call_id, 'seq', t.call_seq) ORDER BY t.call_seq) INTO interrupted
-      FROM pgctx.tool_calls(conversation_id, coalesce(last_recovery, 0), NULL) t
-     WHERE t.status = 'running';
-    IF interrupted IS NOT NULL THEN
+    -- 4. calls the restart interrupted become unknown (one recovery event), with the chain whole
+    --    over what decides them (step 1); list every unknown call
+    IF interrupted IS NOT NULL AND NOT chain.ok THEN
+        needs_human := needs_human || to_jsonb(format(
+            '%s running call(s) (first at seq %s) were not marked unknown: the chain is broken at seq %s, so what says they are still running is not verified. Recovery marks them once the chain verifies again.',
+            jsonb_array_length(interrupted), interrupted->0->>'seq', chain.first_bad_seq));
+    ELSIF interrupted IS NOT NULL THEN
         -- chained here under the head row lock, not through the row trigger: an abandoned branch
         -- refuses appends, not the record that the calls interrupted there have an unknown outcome
         SELECT * INTO conv FROM pgctx.conversations c WHERE c.conversation_id = recover.conversation_id FOR UPDATE;

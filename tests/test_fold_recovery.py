@@ -588,6 +588,41 @@ def test_interrupted_call_becomes_unknown_once(conn, full_check):
     assert view_row(conn, "chain_health")["verified_from_genesis_seq"] == call_seq + 1
 
 
+def test_recovery_acts_only_on_what_it_verified(conn):
+    # a call answered, verified by a recovery run; then a superuser edits the answer (its call id),
+    # below the verified point, so that the call looks still running. The incremental run used to
+    # verify only what came after the point and marked the call unknown on the strength of the edit
+    add_user(conn, "send the invoice")
+    call_seq, result_seq = add_call(conn, 1)
+    add_user(conn, "thanks")
+    assert pgctx.recover(conn, CID)["chain"]["ok"]
+    with guards_off(conn):
+        conn.execute("UPDATE pgctx.events SET payload = payload || '{\"call_id\": \"call-9\"}'"
+                     " WHERE conversation_id = %s AND seq = %s", (CID, result_seq))
+    assert call_status(conn, "call-1") == "running"
+
+    report = pgctx.recover(conn, CID)
+    assert (report["chain"]["ok"], report["chain"]["first_bad_seq"]) == (False, result_seq), report
+    assert count_kind(conn, "recovery") == 0 and report["recovery_event_seq"] is None
+    assert any(f"first at seq {call_seq}) were not marked unknown" in note for note in report["needs_human"]), report
+    assert call_status(conn, "call-1") == "running"  # as the log says; no action taken on it
+
+
+def test_an_incremental_run_verifies_from_the_first_call_it_acts_on(conn):
+    # a call left running below the verified point (recorded before a run that verified past it):
+    # the run that marks it checks the chain from just before the call, not from the point
+    add_user(conn, "send the invoice")
+    call_seq, _ = add_call(conn, 1, outcome=None)
+    with guards_off(conn):  # a verified point past the call, as a run before the call existed left none
+        conn.execute("INSERT INTO pgctx.verified_points (conversation_id, seq, hash)"
+                     " SELECT conversation_id, seq, hash FROM pgctx.events WHERE conversation_id = %s AND seq = %s",
+                     (CID, call_seq))
+    report = pgctx.recover(conn, CID)
+    assert (report["chain"]["ok"], report["chain"]["from_genesis"]) == (True, False), report
+    assert report["chain"]["checked_seqs"] == [call_seq, call_seq], report
+    assert report["recovery_event_seq"] == call_seq + 1
+
+
 def test_timeout_is_unknown_not_failed(conn):
     add_user(conn, "send the invoice")
     add_call(conn, 1, outcome="timeout")

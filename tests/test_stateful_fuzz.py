@@ -693,14 +693,24 @@ class Fuzz(RuleBasedStateMachine):
         """recover: the chain from its last verified point (from genesis the first time, with
         full_check, or while a break it found stands), the oldest PREPARED candidate that still
         passes every rule committed and the others discarded, a fallback past a break in the
-        committed range, interrupted calls marked unknown; a second run changes nothing."""
+        committed range, interrupted calls marked unknown (with the chain whole: it verifies what
+        decides them, and the candidates' ranges, below the verified point too); a second run
+        changes nothing."""
         cid = self.pick(data)
         full = data.draw(st.booleans(), label="full_check")
         conv = self.convs[cid]
+        # what the run may act on is verified by it, below the verified point too: from just
+        # before the first running call, and every PREPARED candidate's range
+        calls, recoveries = conv.calls()
+        acts_from = min([c.seq - 1 for c in calls.values() if conv.status_of(c, recoveries) == "running"]
+                        + [cp.base_cursor for cp in self.cps[cid].values() if cp.phase == "PREPARED"], default=None)
         resume = not full and conv.standing is None and conv.verified is not None
-        if resume and any(t > conv.verified for t in conv.tampered):
+        verify_from = conv.verified if acts_from is None or conv.verified is None else min(conv.verified, acts_from)
+        if resume and verify_from < conv.verified and verify_from <= conv.base_seq:
+            resume = False  # below the verified point, with no stored hash to start from: from genesis
+        if resume and any(t > verify_from for t in conv.tampered):
             resume = False  # a break found: the one that stands is the first from genesis, or the next run moves it
-        first_bad = min((t for t in conv.tampered if not resume or t > conv.verified), default=None)
+        first_bad = min((t for t in conv.tampered if not resume or t > verify_from), default=None)
         # which candidate passes is what fold_violations says of it now (later events can make a
         # candidate that was valid when prepared split a unit or miss an approval)
         outcome = []
@@ -740,6 +750,8 @@ class Fuzz(RuleBasedStateMachine):
         calls, recoveries = conv.calls()
         interrupted = [{"call_id": c_id, "seq": c.seq} for c_id, c in sorted(calls.items(), key=lambda i: i[1].seq)
                        if conv.status_of(c, recoveries) == "running"]
+        # with the chain broken, what says a call is running is not verified: none is marked
+        interrupted = interrupted if first_bad is None else []
         assert report["recovery_event_seq"] == (conv.head + 1 if interrupted else None)
         if interrupted:
             conv.own.append(("recovery", {"interrupted_calls": interrupted}))
