@@ -231,6 +231,27 @@ def test_a_branch_whose_source_is_on_another_worker(node):
     assert pgctx.verify(node, branch).ok and pgctx.recover(node, branch)["chain"]["ok"]
 
 
+def test_prune_and_erase_of_a_folded_source_with_a_branch_on_another_worker(node):
+    source, branch = ids_on_two_workers(node, "kept")
+    for i in range(3):  # versions 1, 2, 3 of the source, at seqs 2, 4, 6
+        pgctx.append_many(node, source, [{"kind": "user", "payload": {"text": f"step {i}"}},
+                                         {"kind": "assistant", "payload": {"text": f"done {i}"}}])
+        fold_everything(node, source)
+        if i == 1:
+            pgctx.fork_conversation(node, source, 4, branch)  # continues from version 2
+            pgctx.append(node, branch, "user", {"text": "plan b"})
+    # version 1 goes; version 2 stays for the branch, version 3 is the committed fold
+    assert node.execute("SELECT pgctx.prune_checkpoints(%s, 1)", (source,)).fetchone() == (1,)
+    assert node.execute("SELECT version FROM pgctx.checkpoints WHERE conversation_id = %s ORDER BY 1",
+                        (source,)).fetchall() == [(2,), (3,)]
+    erased = pgctx.erase(node, source, seqs=[1], reason="cluster test")  # every fold of both holds seq 1
+    assert erased["checkpoints_removed"] == {source: [2, 3]}
+    assert node.execute("SELECT count(*) FROM pgctx.checkpoints WHERE conversation_id = ANY (%s)",
+                        ([source, branch],)).fetchone() == (0,)
+    assert pgctx.committed_fold(node, branch).version == 0
+    assert pgctx.verify(node, source).ok and pgctx.verify(node, branch).ok
+
+
 def test_conversation_status_and_side_effects_over_every_conversation(citus):
     """Over every conversation of the database, branches of this file's other tests (sources on
     the other worker) included."""

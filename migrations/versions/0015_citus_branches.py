@@ -1,9 +1,12 @@
-"""Branches whose source lives on another worker, on a Citus cluster (issue 24).
+"""Branches and checkpoint removal on a Citus cluster (issue 24).
 
 * A branch's history is read one conversation per statement, so a branch whose source lives on
   another worker works there: pgctx.lineage_parts goes; tool_calls (080) reads the conversation's
   own part in its query and a branch's sources through pgctx.call_events (new, 080), one query
   per part; pinned_evidence (170) and fold_violations (100) loop over the parts.
+* The checkpoints guard (090) asks whether a branch continues from a checkpoint only when it fires
+  on pgctx.checkpoints itself (always on one server); on a Citus shard it cannot read the branches
+  on other shards, so prune_checkpoints (130) and erase (190) ask before they delete.
 * prepare_fold (100) derives a branch's evidence and inserts it; the insert trigger (165) keeps it
   on a Citus shard, where it cannot read the branch's source, and derives it everywhere else.
 
