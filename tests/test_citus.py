@@ -252,6 +252,35 @@ def test_prune_and_erase_of_a_folded_source_with_a_branch_on_another_worker(node
     assert pgctx.verify(node, source).ok and pgctx.verify(node, branch).ok
 
 
+def test_the_langgraph_saver_on_the_cluster(node):
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    from pgctx.integrations.langgraph import PgctxSaver
+
+    def reply(state: MessagesState):
+        return {"messages": [AIMessage(f"reply {len(state['messages'])}", id=f"ai-{len(state['messages'])}")]}
+
+    thread = new_id("graph")
+    saver = PgctxSaver(node)
+    graph = StateGraph(MessagesState).add_node("reply", reply).add_edge(START, "reply").compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": thread}}
+    graph.invoke({"messages": [HumanMessage("where is order 10086?", id="u1")]}, config)
+    graph.invoke({"messages": [HumanMessage("and 10087?", id="u2")]}, config)
+    latest = saver.get_tuple(config)
+    assert [m.content for m in latest.checkpoint["channel_values"]["messages"]] == \
+        ["where is order 10086?", "reply 1", "and 10087?", "reply 3"]
+    listed = list(saver.list(config))
+    assert listed[0].config == latest.config and len(listed) == 6
+    fresh = PgctxSaver(node)  # nothing cached: everything read from the cluster
+    assert fresh.get_tuple(config).checkpoint == latest.checkpoint
+    assert [t.checkpoint for t in fresh.list(config, limit=2)] == [t.checkpoint for t in listed[:2]]
+    assert thread in {t.config["configurable"]["thread_id"] for t in fresh.list(None, filter={"source": "input"})}
+    fresh.delete_thread(thread)
+    assert fresh.get_tuple(config) is None and PgctxSaver(node).get_tuple(config) is None
+    assert pgctx.verify(node, thread).ok
+
+
 def test_conversation_status_and_side_effects_over_every_conversation(citus):
     """Over every conversation of the database, branches of this file's other tests (sources on
     the other worker) included."""

@@ -1,4 +1,4 @@
-"""Branches and checkpoint removal on a Citus cluster (issue 24).
+"""Branches, checkpoint removal and the LangGraph saver on a Citus cluster (issue 24).
 
 * A branch's history is read one conversation per statement, so a branch whose source lives on
   another worker works there: pgctx.lineage_parts goes; tool_calls (080) reads the conversation's
@@ -9,6 +9,8 @@
   on other shards, so prune_checkpoints (130) and erase (190) ask before they delete.
 * prepare_fold (100) derives a branch's evidence and inserts it; the insert trigger (165) keeps it
   on a Citus shard, where it cannot read the branch's source, and derives it everywhere else.
+* The LangGraph saver reads per thread through pgctx.langgraph_thread_checkpoints (new, 210);
+  langgraph_writes and langgraph_parts are PL/pgSQL.
 
 Every file is applied again, as in 0011. Stored formats are unchanged: existing rows stay valid,
 readable and verifiable.
