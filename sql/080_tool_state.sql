@@ -115,21 +115,89 @@ $$;
 COMMENT ON FUNCTION pgctx.lineage(text) IS
     'Where a conversation''s history is stored: (conversation_id, after_seq, upto_seq) for itself and, for a branch, each source up to its fork point.';
 
--- Rows of pgctx.lineage read before a query and passed into it as arrays (a function that reads
--- the tables, called inside a query of them, is nested distributed execution on Citus). ROWS 1,
--- as lineage: unnest's estimate (100) gave tool_calls and context_events plans that scanned the
--- log (bench/ab.py context: 1.29x). PL/pgSQL, so the estimate holds: a SQL function would be
--- inlined, estimate and all. Reads no table: on Citus it is an immutable table expression.
-CREATE OR REPLACE FUNCTION pgctx.lineage_parts(ids text[], after_seqs bigint[], upto_seqs bigint[])
-RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 1 AS $$
+-- Before 0015 the lineage's rows were passed to queries that joined them to the log
+-- (lineage_parts): with two parts on two shards, Citus cannot plan that join (scaling.md).
+DROP FUNCTION IF EXISTS pgctx.lineage_parts(text[], bigint[], bigint[]);
+
+-- The events that decide some calls' status, wherever they lie in a history whose parts
+-- (pgctx.lineage's rows, read by the caller in a statement of its own) are passed as arrays, each
+-- part's range being after_seq+1..upto_seq (NULL: to its head): per call id, its first tool_call
+-- up to `upto` (role 'call', with its payload), and with answers, per part, its latest
+-- tool_result or status_query after that call up to `upto` (role 'answer': the caller takes the
+-- newest; payload: only its outcome, request_id and error, since a result's payload can be large
+-- and every copy of it costs) and its first tool_result after the call at any time (role
+-- 'result', no payload: the caller takes the oldest). Each a
+-- lookup by call id (events_call_id, "seq + 0": see the index comment above), so the cost grows
+-- with the calls, not with the history, even when call ids repeat. One query of one conversation
+-- per part and pass, so on Citus each goes to that part's shard (a branch's source may live on
+-- another worker), where one query joining the parts to the log is refused ("Limit clause is
+-- currently unsupported when a lateral subquery references a column from complex subqueries").
+-- Reads only; the caller holds the snapshot (a STABLE function's statements see its caller's).
+CREATE OR REPLACE FUNCTION pgctx.call_events(ids text[], after_seqs bigint[], upto_seqs bigint[], call_ids text[],
+                                             upto bigint DEFAULT NULL, answers boolean DEFAULT true)
+RETURNS TABLE (call_id text, role text, seq bigint, kind text, payload jsonb)
+-- Generic plans kept for the session, as tool_calls' (planning these lookups for each call's
+-- values cost more than running them). Its callers turn JIT off and pin the search path.
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+DECLARE
+    bound      bigint := coalesce(upto, 9223372036854775807);
+    wanted     text[] := ARRAY(SELECT DISTINCT c FROM unnest(call_ids) AS c WHERE c IS NOT NULL);
+    found_ids  text[] := '{}'::text[];
+    found_seqs bigint[] := '{}'::bigint[];
+    found_payloads jsonb[] := '{}'::jsonb[];
 BEGIN
-    RETURN QUERY SELECT * FROM unnest(ids, after_seqs, upto_seqs);
+    IF cardinality(wanted) = 0 THEN
+        RETURN;
+    END IF;
+    -- 1. each call's first tool_call: the parts in seq order (lineage lists the conversation
+    --    first, its sources after), a call found in one part not looked for in the next
+    FOR i IN REVERSE coalesce(cardinality(ids), 0) .. 1 LOOP
+        EXIT WHEN cardinality(found_ids) = cardinality(wanted);
+        SELECT found_ids || coalesce(array_agg(t.id), '{}'), found_seqs || coalesce(array_agg(x.seq), '{}'),
+               found_payloads || coalesce(array_agg(x.payload), '{}')
+          INTO found_ids, found_seqs, found_payloads
+          FROM unnest(wanted) AS t(id)
+         CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM pgctx.events e
+                              WHERE e.conversation_id = ids[i] AND e.kind = 'tool_call' AND e.payload->>'call_id' = t.id
+                                AND e.seq > after_seqs[i] AND e.seq <= least(coalesce(upto_seqs[i], bound), bound)
+                              ORDER BY e.seq + 0 LIMIT 1) x
+         WHERE t.id <> ALL (found_ids);
+    END LOOP;
+    RETURN QUERY SELECT f.id, 'call'::text, f.seq, 'tool_call'::text, f.payload
+                   FROM unnest(found_ids, found_seqs, found_payloads) AS f(id, seq, payload);
+    IF NOT answers OR cardinality(found_ids) = 0 THEN
+        RETURN;
+    END IF;
+    -- 2. per part, after each call: its latest answer up to bound, and its first result ever
+    FOR i IN 1 .. coalesce(cardinality(ids), 0) LOOP
+        RETURN QUERY
+            SELECT f.id, 'answer'::text, a.seq, a.kind,
+                   jsonb_build_object('outcome', a.payload->'outcome', 'request_id', a.payload->'request_id',
+                                      'error', a.payload->'error')
+              FROM unnest(found_ids, found_seqs) AS f(id, seq)
+             CROSS JOIN LATERAL (SELECT e.seq, e.kind, e.payload FROM pgctx.events e
+                                  WHERE e.conversation_id = ids[i] AND e.kind IN ('tool_result', 'status_query')
+                                    AND e.payload->>'call_id' = f.id
+                                    AND e.seq > greatest(after_seqs[i], f.seq)
+                                    AND e.seq <= least(coalesce(upto_seqs[i], bound), bound)
+                                  ORDER BY e.seq + 0 DESC LIMIT 1) a
+            UNION ALL
+            SELECT f.id, 'result'::text, r.seq, 'tool_result'::text, NULL::jsonb
+              FROM unnest(found_ids, found_seqs) AS f(id, seq)
+             CROSS JOIN LATERAL (SELECT e.seq FROM pgctx.events e
+                                  WHERE e.conversation_id = ids[i] AND e.kind = 'tool_result'
+                                    AND e.payload->>'call_id' = f.id
+                                    AND e.seq > greatest(after_seqs[i], f.seq)
+                                    AND e.seq <= coalesce(upto_seqs[i], 9223372036854775807)
+                                  ORDER BY e.seq + 0 LIMIT 1) r;
+    END LOOP;
 END
 $$;
 
-COMMENT ON FUNCTION pgctx.lineage_parts(text[], bigint[], bigint[]) IS
-    'Rows of pgctx.lineage read earlier and passed in as arrays, as a table a query can join (reading the lineage inside that query would be nested distributed execution on Citus); ROWS 1 keeps the plans on index lookups.';
+COMMENT ON FUNCTION pgctx.call_events(text[], bigint[], bigint[], text[], bigint, boolean) IS
+    'The events deciding some calls'' status across a history''s parts (pgctx.lineage''s rows as arrays): per call id its first tool_call up to upto (role call, its payload) and, with answers, per part its latest answer after it up to upto (role answer: outcome, request_id, error) and its first result ever (role result). Lookups by call id, one single-conversation query per part.';
 
 -- Before 0006 tool_calls returned no subject or arguments. Its row type changes, so the old function goes,
 -- and with it the two views built on it (side_effects, conversation_status: 140 recreates them,
@@ -164,52 +232,84 @@ DECLARE
     part_ids   text[];
     part_after bigint[];
     part_upto  bigint[];
+    bound      bigint := upto;
+    touched    text[] := coalesce(also_calls, '{}');
+    recovered  bigint := 0::bigint;
+    ev_call    text[];
+    ev_role    text[];
+    ev_seq     bigint[];
+    ev_kind    text[];
+    ev_payload jsonb[];
 BEGIN
-    -- the lineage in a statement of its own, its rows passed to the query below: a function that
-    -- reads the tables, called inside a query of them, is nested distributed execution on Citus
+    -- Each read below is a statement of its own reading one conversation, the rows passed on: on
+    -- Citus a branch's parts may live on different workers, a function that reads the tables
+    -- called inside a query of them is nested distributed execution, and a query joining parts
+    -- on two shards is refused (scaling.md). One snapshot still: a STABLE function's statements
+    -- see its caller's.
     SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
       INTO part_ids, part_after, part_upto
       FROM pgctx.lineage(tool_calls.conversation_id) l;
-    -- Every read of the log below also names the lineage's ids (= ANY (part_ids)), which the
-    -- planner sees as constants: on Citus a query whose reads of the distributed tables are all
-    -- filtered to one shard is routed whole to it (for a conversation that is not a branch, its
-    -- own); joined by p.cid alone it is a join Citus cannot push down ("cannot push down this
-    -- subquery"). On one server the condition is redundant with p.cid (an index condition).
+    IF bound IS NULL THEN
+        SELECT c.head_seq INTO bound FROM pgctx.conversations c WHERE c.conversation_id = tool_calls.conversation_id;
+    END IF;
+    -- A branch's sources' parts first (its source's events up to the fork point: on Citus perhaps
+    -- on another worker), one statement per part: the calls the range from_seq+1..bound touched in
+    -- each part (its own too: a call made on the source may be answered on the branch) and the
+    -- newest recovery, then those calls' events in the sources, through call_events. The
+    -- conversation's own part is read by the query below, a query of this one conversation: for a
+    -- conversation that is not a branch, that query is all there is (index lookups, as before 0015).
+    IF cardinality(part_ids) > 1 THEN
+        FOR i IN 1 .. cardinality(part_ids) LOOP
+            -- (by primary key into a materialized CTE, filtered by kind there: see the index comment above)
+            WITH range AS MATERIALIZED (
+                SELECT CASE WHEN r.kind IN ('tool_call', 'tool_result', 'status_query') THEN r.payload->>'call_id' END AS call_id
+                  FROM pgctx.events r
+                 WHERE r.conversation_id = part_ids[i]
+                   AND r.seq > greatest(part_after[i], from_seq) AND r.seq <= least(coalesce(part_upto[i], bound), bound)
+            )
+            SELECT touched || ARRAY(SELECT DISTINCT r.call_id FROM range r WHERE r.call_id IS NOT NULL),
+                   greatest(recovered, (SELECT max(r.seq) FROM pgctx.events r
+                                         WHERE r.conversation_id = part_ids[i] AND r.kind = 'recovery'
+                                           AND r.seq > part_after[i] AND r.seq <= least(coalesce(part_upto[i], bound), bound)))
+              INTO touched, recovered;
+        END LOOP;
+        SELECT array_agg(x.call_id), array_agg(x.role), array_agg(x.seq), array_agg(x.kind), array_agg(x.payload)
+          INTO ev_call, ev_role, ev_seq, ev_kind, ev_payload
+          FROM pgctx.call_events(part_ids[2:], part_after[2:], part_upto[2:], touched, bound) x;
+    END IF;
     RETURN QUERY
-    WITH bounds AS MATERIALIZED (
-        SELECT coalesce(upto, (SELECT c.head_seq FROM pgctx.conversations c
-                                WHERE c.conversation_id = tool_calls.conversation_id)) AS upto
-    ), stored AS MATERIALIZED (
-        SELECT * FROM pgctx.lineage_parts(part_ids, part_after, part_upto)
-    ), parts AS MATERIALIZED (
-        -- the stored parts of the history up to upto: (conversation, after, through)
-        SELECT l.conversation_id AS cid, l.after_seq AS lo, least(coalesce(l.upto_seq, b.upto), b.upto) AS hi
-          FROM stored l, bounds b
+    WITH src AS MATERIALIZED (
+        -- what the sources hold: each call's first tool_call there, and after it per part the latest
+        -- answer up to bound and the first result
+        SELECT * FROM unnest(ev_call, ev_role, ev_seq, ev_kind, ev_payload) AS x(call_id, role, seq, kind, payload)
     ), range AS MATERIALIZED (
-        -- the range itself, by primary key (one index range scan per stored part)
-        SELECT e.kind, e.payload
-          FROM parts p
-          JOIN pgctx.events e ON e.conversation_id = p.cid AND e.conversation_id = ANY (part_ids)
-               AND e.seq > greatest(p.lo, from_seq) AND e.seq <= p.hi
-    ), touched AS (
-        SELECT DISTINCT r.payload->>'call_id' AS call_id
-          FROM range r
-         WHERE r.kind IN ('tool_call', 'tool_result', 'status_query') AND r.payload ? 'call_id'
-        UNION
-        SELECT unnest(also_calls)
+        -- the conversation's own part of the range, by primary key (filtered by kind below: see
+        -- the index comment above)
+        SELECT r.kind, r.payload FROM pgctx.events r
+         WHERE r.conversation_id = tool_calls.conversation_id
+           AND r.seq > greatest(part_after[1], from_seq) AND r.seq <= bound
+    ), wanted AS (
+        SELECT DISTINCT t.id
+          FROM (SELECT r.payload->>'call_id' FROM range r
+                 WHERE r.kind IN ('tool_call', 'tool_result', 'status_query') AND r.payload ? 'call_id'
+                UNION ALL
+                SELECT unnest(touched)) AS t(id)
+         WHERE t.id IS NOT NULL
+    ), recovery AS (
+        SELECT greatest(recovered, (SELECT max(r.seq) FROM pgctx.events r
+                                     WHERE r.conversation_id = tool_calls.conversation_id AND r.kind = 'recovery'
+                                       AND r.seq > part_after[1] AND r.seq <= bound)) AS seq
     ), calls AS (
-        -- each call by its id (events_call_id), wherever it lies in the history
-        SELECT c.seq, c.payload
-          FROM touched t
-         CROSS JOIN LATERAL (SELECT x.seq, x.payload
-                               FROM parts p
-                              CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM pgctx.events e
-                                                   WHERE e.conversation_id = p.cid AND e.conversation_id = ANY (part_ids)
-                                                     AND e.kind = 'tool_call'
-                                                     AND e.payload->>'call_id' = t.call_id
-                                                     AND e.seq > p.lo AND e.seq <= p.hi
-                                                   ORDER BY e.seq + 0 LIMIT 1) x
-                              ORDER BY x.seq LIMIT 1) c
+        -- each call by its id (events_call_id), wherever it lies in the history: the first
+        SELECT t.id AS call_id, x.seq, x.payload
+          FROM wanted t
+         CROSS JOIN LATERAL (SELECT s.seq, s.payload FROM src s WHERE s.call_id = t.id AND s.role = 'call'
+                             UNION ALL
+                             (SELECT e.seq, e.payload FROM pgctx.events e
+                               WHERE e.conversation_id = tool_calls.conversation_id AND e.kind = 'tool_call'
+                                 AND e.payload->>'call_id' = t.id AND e.seq > part_after[1] AND e.seq <= bound
+                               ORDER BY e.seq + 0 LIMIT 1)
+                             ORDER BY 1 LIMIT 1) x
     )
     SELECT c.payload->>'call_id',
            c.payload->>'tool',
@@ -228,12 +328,7 @@ BEGIN
                WHEN ans.kind = 'status_query' THEN
                    CASE ans.payload->>'outcome' WHEN 'succeeded' THEN 'succeeded' WHEN 'failed' THEN 'failed'
                                                 WHEN 'not_performed' THEN 'failed' ELSE 'unknown' END
-               WHEN EXISTS (SELECT 1 FROM parts p
-                             CROSS JOIN LATERAL (SELECT 1 FROM pgctx.events r
-                                                  WHERE r.conversation_id = p.cid AND r.conversation_id = ANY (part_ids)
-                                                    AND r.kind = 'recovery'
-                                                    AND r.seq > greatest(p.lo, c.seq) AND r.seq <= p.hi
-                                                  LIMIT 1) x) THEN 'unknown'
+               WHEN (SELECT v.seq FROM recovery v) > c.seq THEN 'unknown'
                ELSE 'running'
            END,
            ident.vals,
@@ -248,24 +343,25 @@ BEGIN
                           WHERE jsonb_typeof(a.value) IN ('string', 'number')
                             AND CASE WHEN cardinality(reg.identifier_args) > 0 THEN a.key = ANY (reg.identifier_args)
                                      ELSE a.key = 'id' OR a.key LIKE '%\_id' END) ident
+      -- the latest answer up to bound (the conversation's own, else the sources' newest)
       LEFT JOIN LATERAL (SELECT x.seq, x.kind, x.payload
-                           FROM parts p
-                          CROSS JOIN LATERAL (SELECT a.seq, a.kind, a.payload FROM pgctx.events a
-                                               WHERE a.conversation_id = p.cid AND a.conversation_id = ANY (part_ids)
-                                                 AND a.kind IN ('tool_result', 'status_query')
-                                                 AND a.payload->>'call_id' = c.payload->>'call_id'
-                                                 AND a.seq > greatest(p.lo, c.seq) AND a.seq <= p.hi
-                                               ORDER BY a.seq + 0 DESC LIMIT 1) x
+                           FROM ((SELECT a.seq, a.kind, a.payload FROM pgctx.events a
+                                   WHERE a.conversation_id = tool_calls.conversation_id
+                                     AND a.kind IN ('tool_result', 'status_query')
+                                     AND a.payload->>'call_id' = c.call_id
+                                     AND a.seq > greatest(part_after[1], c.seq) AND a.seq <= bound
+                                   ORDER BY a.seq + 0 DESC LIMIT 1)
+                                 UNION ALL
+                                 SELECT s.seq, s.kind, s.payload FROM src s WHERE s.call_id = c.call_id AND s.role = 'answer') x
                           ORDER BY x.seq DESC LIMIT 1) ans ON true
+      -- the first result at any time (the sources' oldest, else the conversation's own)
       LEFT JOIN LATERAL (SELECT x.seq
-                           FROM stored p
-                          CROSS JOIN LATERAL (SELECT a.seq FROM pgctx.events a
-                                               WHERE a.conversation_id = p.conversation_id AND a.conversation_id = ANY (part_ids)
-                                                 AND a.kind = 'tool_result'
-                                                 AND a.payload->>'call_id' = c.payload->>'call_id'
-                                                 AND a.seq > greatest(p.after_seq, c.seq)
-                                                 AND a.seq <= coalesce(p.upto_seq, 9223372036854775807)
-                                               ORDER BY a.seq + 0 LIMIT 1) x
+                           FROM ((SELECT a.seq FROM pgctx.events a
+                                   WHERE a.conversation_id = tool_calls.conversation_id AND a.kind = 'tool_result'
+                                     AND a.payload->>'call_id' = c.call_id AND a.seq > greatest(part_after[1], c.seq)
+                                   ORDER BY a.seq + 0 LIMIT 1)
+                                 UNION ALL
+                                 SELECT s.seq FROM src s WHERE s.call_id = c.call_id AND s.role = 'result') x
                           ORDER BY x.seq LIMIT 1) res ON true
      ORDER BY c.seq;
 END

@@ -179,11 +179,19 @@ BEGIN
                                  CASE WHEN OLD.phase = 'PREPARED' THEN 'PREPARED (discard it first)'
                                       ELSE 'the committed fold' END);
         END IF;
-        branch := pgctx.branch_continuing_from(OLD.conversation_id, OLD.version);
-        IF branch IS NOT NULL THEN
-            RAISE EXCEPTION USING ERRCODE = 'PC113',
-                MESSAGE = format('checkpoint %s of %s cannot be removed: branch %s continues from it',
-                                 OLD.version, OLD.conversation_id, branch);
+        -- A branch continuing from it, asked here for every deletion, from any client. Not on a
+        -- Citus shard: there the trigger fires on the shard (pgctx.checkpoints_<shard id>, not
+        -- pgctx.checkpoints), and the branches live on other shards, which a trigger on a shard
+        -- cannot read ("cannot execute a distributed query from a query on a shard"). On Citus the
+        -- functions that remove checkpoints (prune_checkpoints, erase) ask before they delete, on
+        -- the node asked; a plain DELETE there is not guarded for branches (docs/scaling.md).
+        IF TG_RELID = 'pgctx.checkpoints'::regclass THEN
+            branch := pgctx.branch_continuing_from(OLD.conversation_id, OLD.version);
+            IF branch IS NOT NULL THEN
+                RAISE EXCEPTION USING ERRCODE = 'PC113',
+                    MESSAGE = format('checkpoint %s of %s cannot be removed: branch %s continues from it',
+                                     OLD.version, OLD.conversation_id, branch);
+            END IF;
         END IF;
         RETURN OLD;
     ELSIF TG_OP = 'TRUNCATE' THEN

@@ -207,6 +207,9 @@ DECLARE
     part_ids   text[];
     part_after bigint[];
     part_upto  bigint[];
+    erased_parts integer[] := '{}'::integer[];
+    cited_seqs bigint[];
+    erased_part integer;
     keep       jsonb;
     call       record;
     claimed    jsonb;
@@ -261,27 +264,33 @@ BEGIN
 
     -- erased content (190): a candidate cites no erased event, in any section. Only looked for
     -- when the history holds an erased event (one index probe per part of the lineage). The
-    -- lineage is read in a statement of its own and passed in (nested reads on Citus otherwise).
+    -- lineage is read in a statement of its own, then one conversation per statement (on Citus a
+    -- branch's source may live on another worker: a query joining the parts is refused there).
     SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
       INTO part_ids, part_after, part_upto
       FROM pgctx.lineage(fold_violations.conversation_id) l;
-    IF EXISTS (SELECT 1 FROM pgctx.lineage_parts(part_ids, part_after, part_upto) p
-                 JOIN pgctx.events e ON e.conversation_id = p.conversation_id
-                      AND e.conversation_id = ANY (part_ids)  -- routed on Citus: see 080 tool_calls
-                      AND e.erased_in IS NOT NULL
-                      AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)) THEN
-        RETURN QUERY
-            SELECT 'PC119', format('the summary cites event %s, whose content was erased (erasure at seq %s of %s)',
-                                   c.seq, c.erased_in, c.conversation_id)
-              FROM (SELECT DISTINCT e.seq, e.erased_in, e.conversation_id
-                      FROM jsonb_path_query(summary, 'lax $.**.source_event_ids[*]') AS s(id)
-                      JOIN pgctx.lineage_parts(part_ids, part_after, part_upto) p
-                        ON jsonb_typeof(s.id) = 'number'
-                           AND (s.id)::numeric > p.after_seq AND (p.upto_seq IS NULL OR (s.id)::numeric <= p.upto_seq)
-                      JOIN pgctx.events e ON e.conversation_id = p.conversation_id AND e.conversation_id = ANY (part_ids)
-                           AND e.seq = (s.id)::numeric
-                           AND e.erased_in IS NOT NULL) c
-             ORDER BY c.seq;
+    FOR i IN REVERSE coalesce(cardinality(part_ids), 0) .. 1 LOOP  -- the parts in seq order
+        IF EXISTS (SELECT 1 FROM pgctx.events e
+                    WHERE e.conversation_id = part_ids[i] AND e.erased_in IS NOT NULL
+                      AND e.seq > part_after[i] AND (part_upto[i] IS NULL OR e.seq <= part_upto[i])) THEN
+            erased_parts := erased_parts || i;
+        END IF;
+    END LOOP;
+    IF cardinality(erased_parts) > 0 THEN
+        cited_seqs := ARRAY(SELECT DISTINCT (s.id)::numeric::bigint
+                         FROM jsonb_path_query(summary, 'lax $.**.source_event_ids[*]') AS s(id)
+                        WHERE jsonb_typeof(s.id) = 'number' AND (s.id)::numeric = trunc((s.id)::numeric)
+                          AND abs((s.id)::numeric) < 9223372036854775807);
+        FOREACH erased_part IN ARRAY erased_parts LOOP
+            RETURN QUERY
+                SELECT 'PC119', format('the summary cites event %s, whose content was erased (erasure at seq %s of %s)',
+                                       e.seq, e.erased_in, e.conversation_id)
+                  FROM pgctx.events e
+                 WHERE e.conversation_id = part_ids[erased_part] AND e.seq = ANY (cited_seqs) AND e.erased_in IS NOT NULL
+                   AND e.seq > part_after[erased_part]
+                   AND (part_upto[erased_part] IS NULL OR e.seq <= part_upto[erased_part])
+                 ORDER BY e.seq;
+        END LOOP;
     END IF;
 
     -- sources
@@ -621,6 +630,7 @@ DECLARE
     canonical jsonb := pgctx.canonical_payload(summary);
     at_cursor bytea;
     new_version integer;
+    evidence  jsonb;
 BEGIN
     -- the fold lock first (shared: only a serialized folder holds it exclusive), then the CAS row
     PERFORM pg_advisory_xact_lock_shared(pgctx.fold_lock_key(conversation_id));
@@ -662,13 +672,21 @@ BEGIN
      WHERE e.conversation_id = prepare_fold.conversation_id AND e.seq = new_cursor;
     SELECT coalesce(max(c.version), 0) + 1 INTO new_version FROM pgctx.checkpoints c
      WHERE c.conversation_id = prepare_fold.conversation_id;
+    -- A branch's evidence is derived here too and inserted with it: on Citus the insert trigger
+    -- fires on the conversation's shard, and a branch's history (its source's part) may live on
+    -- another worker, which a trigger there cannot read; the trigger then keeps this value (165).
+    -- On one server the trigger derives it again, whatever is inserted: the same value.
+    IF EXISTS (SELECT 1 FROM pgctx.conversations c
+                WHERE c.conversation_id = prepare_fold.conversation_id AND c.forked_from IS NOT NULL) THEN
+        evidence := pgctx.fold_evidence(conversation_id, head.version, head.cursor, new_cursor);
+    END IF;
     -- the checksum is left to the insert trigger, which derives it (computing it here too would
     -- only have the trigger recompute it to compare)
     INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,
-                                   schema_version, summary, summarizer, tenant, tokens, horizon)
+                                   schema_version, summary, summarizer, tenant, tokens, horizon, evidence)
     VALUES (conversation_id, new_version, 'PREPARED', head.version, head.cursor, new_cursor, at_cursor,
             schema_version, canonical, summarizer, head.tenant, coalesce(tokens, pgctx.estimated_tokens(canonical)),
-            horizon);
+            horizon, evidence);
     RETURN new_version;
 END
 $$;

@@ -3,7 +3,8 @@
 -- Invariants enforced here:
 --   * prune_checkpoints removes only COMMITTED and DISCARDED checkpoints older than the newest
 --     `keep`, never the committed fold, never a PREPARED one and never one a branch continues
---     from (the checkpoints guard refuses those deletions too, PC113). Events are never pruned.
+--     from (on one server the checkpoints guard refuses those deletions too, PC113; on Citus
+--     only this function's own check holds, 090). Events are never pruned.
 
 CREATE OR REPLACE FUNCTION pgctx.prune_checkpoints(conversation_id text, keep integer) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER
@@ -17,7 +18,8 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'PC115', MESSAGE = format('keep must be at least 1, got %s', keep);
     END IF;
     -- read first, then one version at a time: asking which a branch continues from inside the
-    -- query of checkpoints would be a nested distributed read on Citus (docs/scaling.md)
+    -- query of checkpoints would be a nested distributed read on Citus (docs/scaling.md). This
+    -- check is the one that holds on Citus: the checkpoints guard cannot ask it from a shard (090).
     FOREACH v IN ARRAY ARRAY(
         SELECT c.version FROM pgctx.checkpoints c
          WHERE c.conversation_id = prune_checkpoints.conversation_id

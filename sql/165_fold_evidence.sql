@@ -20,7 +20,9 @@
 --       permission or identity conclusion: a later permission event;
 --       failed verification: a later successful verification of the same thing.
 --   * It is derived, never supplied: an inserted value is replaced, and it never changes
---     afterwards (a committed checkpoint never changes, and neither does its evidence).
+--     afterwards (a committed checkpoint never changes, and neither does its evidence). On a
+--     Citus shard a branch's is derived by prepare_fold instead (its source may be on another
+--     worker, which the trigger cannot read there): inserted by the owner, it is taken as given.
 --     Checkpoints prepared before this column existed have NULL (no evidence recorded); those
 --     prepared before 0006 hold [{seq, reason}] entries, pinned while their fold is the committed
 --     one and not carried further. Stated limit: a branch's first fold does not carry its
@@ -168,6 +170,16 @@ BEGIN
                 MESSAGE = format('checkpoint %s of %s: its evidence is derived and never changes',
                                  OLD.version, OLD.conversation_id);
         END IF;
+        RETURN NEW;
+    END IF;
+    -- On a Citus shard (the trigger fires on pgctx.checkpoints_<shard id>, not on
+    -- pgctx.checkpoints) a branch's history may lie on other shards, which a trigger there cannot
+    -- read ("cannot execute a distributed query from a query on a shard"): a branch's evidence is
+    -- then the one prepare_fold derived and inserted (100; docs/scaling.md). Everywhere else it is
+    -- derived here, whatever was inserted. (The conversation's own row is on this shard.)
+    IF TG_RELID <> 'pgctx.checkpoints'::regclass
+       AND EXISTS (SELECT 1 FROM pgctx.conversations c
+                    WHERE c.conversation_id = NEW.conversation_id AND c.forked_from IS NOT NULL) THEN
         RETURN NEW;
     END IF;
     NEW.evidence := pgctx.fold_evidence(NEW.conversation_id, NEW.base_version, NEW.base_cursor, NEW.cursor);

@@ -41,8 +41,13 @@ DECLARE
     part_after bigint[];
     part_upto  bigint[];
     retracted  bigint[];
+    answer_seqs  bigint[];
+    answer_calls text[];
+    call_seqs  bigint[];
     risk_seqs  bigint[];
     risk_why   text[];
+    pinned_seqs bigint[];
+    pinned_why text[];
 BEGIN
     -- what the query below reads from other functions, each in a statement of its own: a function
     -- that reads the tables, called inside a query of them, is nested distributed execution on
@@ -59,6 +64,30 @@ BEGIN
     retracted := ARRAY(SELECT (r.payload->>'seq')::bigint FROM pgctx.events r
                         WHERE r.conversation_id = pinned_evidence.conversation_id AND r.kind = 'retraction'
                           AND r.seq > fold_cursor);
+    -- the results and status answers after the fold (not retracted), each with its call's first
+    -- tool_call in the conversation's own events (by call id: events_call_id, "+ 0": see 080)
+    SELECT array_agg(a.seq ORDER BY a.seq), array_agg(a.payload->>'call_id' ORDER BY a.seq),
+           array_agg(c.seq ORDER BY a.seq)
+      INTO answer_seqs, answer_calls, call_seqs
+      FROM pgctx.events a
+      LEFT JOIN LATERAL (SELECT e.seq FROM pgctx.events e
+                          WHERE e.conversation_id = pinned_evidence.conversation_id AND e.kind = 'tool_call'
+                            AND e.payload->>'call_id' = a.payload->>'call_id' AND e.seq > part_after[1]
+                          ORDER BY e.seq + 0 LIMIT 1) c ON true
+     WHERE a.conversation_id = pinned_evidence.conversation_id AND a.seq > greatest(fold_cursor, cleared)
+       AND a.kind IN ('tool_result', 'status_query') AND a.seq <> ALL (retracted);
+    -- for a branch, the call may have been made in a source's part (earlier seqs): one
+    -- conversation per statement, the newest source first, so the oldest part holding the call
+    -- decides (as 080 call_events finds a call)
+    FOR i IN 2 .. coalesce(cardinality(part_ids), 0) LOOP
+        EXIT WHEN answer_seqs IS NULL;
+        SELECT array_agg(coalesce(x.seq, c.seq) ORDER BY c.ord) INTO call_seqs
+          FROM unnest(answer_calls, call_seqs) WITH ORDINALITY AS c(id, seq, ord)
+          LEFT JOIN LATERAL (SELECT e.seq FROM pgctx.events e
+                              WHERE e.conversation_id = part_ids[i] AND e.kind = 'tool_call' AND e.payload->>'call_id' = c.id
+                                AND e.seq > part_after[i] AND e.seq <= part_upto[i]
+                              ORDER BY e.seq + 0 LIMIT 1) x ON true;  -- + 0: see 080 (call id lookups)
+    END LOOP;
     -- the recorded risks still live at the head (entries from before 0006: {seq, reason}); this
     -- statement reads the log only through risk_live
     SELECT array_agg(s.v::bigint), array_agg(live.why) INTO risk_seqs, risk_why
@@ -68,22 +97,12 @@ BEGIN
                                    ARRAY(SELECT jsonb_array_elements_text(x.e->'seqs')::bigint), head)) live
      CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN live.e ? 'seqs' THEN live.e->'seqs'
                                                        ELSE jsonb_build_array(live.e->'seq') END) AS s(v);
-    RETURN QUERY
-    WITH parts AS MATERIALIZED (
-        -- a branch's folded history may be stored under its source (080 lineage)
-        SELECT * FROM pgctx.lineage_parts(part_ids, part_after, part_upto)
-    ), pinned AS (
+    -- what is pinned and why, in a statement that reads no table
+    WITH pinned AS (
         -- the call of a result that came after the call was folded
-        SELECT c.seq, 'call of the result at seq ' || a.seq AS reason
-          FROM pgctx.events a
-         CROSS JOIN LATERAL (SELECT e.seq FROM parts p
-                               JOIN pgctx.events e ON e.conversation_id = p.conversation_id
-                                    AND e.conversation_id = ANY (part_ids)  -- routed on Citus: see 080 tool_calls
-                                    AND e.kind = 'tool_call' AND e.payload->>'call_id' = a.payload->>'call_id'
-                                    AND e.seq > p.after_seq AND (p.upto_seq IS NULL OR e.seq <= p.upto_seq)
-                              ORDER BY e.seq + 0 LIMIT 1) c  -- + 0: see 080 (call id lookups)
-         WHERE a.conversation_id = pinned_evidence.conversation_id AND a.seq > greatest(fold_cursor, cleared)
-           AND a.kind IN ('tool_result', 'status_query') AND a.seq <> ALL (retracted) AND c.seq <= fold_cursor
+        SELECT a.call_seq AS seq, 'call of the result at seq ' || a.seq AS reason
+          FROM unnest(answer_seqs, call_seqs) AS a(seq, call_seq)
+         WHERE a.call_seq <= fold_cursor
         UNION ALL
         SELECT r.seq, r.why FROM unnest(risk_seqs, risk_why) AS r(seq, why)
         UNION ALL
@@ -93,13 +112,21 @@ BEGIN
                jsonb_array_elements_text(t.v->'source_event_ids') AS s(id)
          WHERE t.v->>'status' IN ('planned', 'running', 'unknown')
     )
-    SELECT e.seq, e.kind, e.payload, e.tokens, p.reasons, e.hash
+    SELECT array_agg(g.seq ORDER BY g.seq), array_agg(g.reasons ORDER BY g.seq) INTO pinned_seqs, pinned_why
       FROM (SELECT x.seq, string_agg(DISTINCT x.reason, '; ') AS reasons
-              FROM pinned x WHERE x.seq <= fold_cursor GROUP BY x.seq) p
-      JOIN parts l ON p.seq > l.after_seq AND (l.upto_seq IS NULL OR p.seq <= l.upto_seq)
-      JOIN pgctx.events e ON e.conversation_id = l.conversation_id AND e.conversation_id = ANY (part_ids)  -- (080)
-           AND e.seq = p.seq
-     ORDER BY e.seq;
+              FROM pinned x WHERE x.seq <= fold_cursor GROUP BY x.seq) g;
+    -- the pinned events by primary key, one part of the history per statement (a branch's folded
+    -- history may be stored under its source, on Citus on another worker), the parts in seq order
+    FOR i IN REVERSE coalesce(cardinality(part_ids), 0) .. 1 LOOP
+        EXIT WHEN pinned_seqs IS NULL;
+        RETURN QUERY
+        SELECT e.seq, e.kind, e.payload, e.tokens, p.reasons, e.hash
+          FROM pgctx.events e
+          JOIN unnest(pinned_seqs, pinned_why) AS p(seq, reasons) ON p.seq = e.seq
+         WHERE e.conversation_id = part_ids[i] AND e.seq = ANY (pinned_seqs)
+           AND e.seq > part_after[i] AND (part_upto[i] IS NULL OR e.seq <= part_upto[i])
+         ORDER BY e.seq;
+    END LOOP;
 END
 $$;
 

@@ -15,7 +15,7 @@ REVOKE ALL ON FUNCTION
     pgctx.fold_evidence(text, integer, bigint, bigint),
     pgctx.serialize_folds(text),
     pgctx.lineage(text),
-    pgctx.lineage_parts(text[], bigint[], bigint[]),
+    pgctx.call_events(text[], bigint[], bigint[], text[], bigint, boolean),
     pgctx.checkpoints_evidence(),
     pgctx.result_record(jsonb)
     FROM PUBLIC;
@@ -28,7 +28,7 @@ GRANT EXECUTE ON FUNCTION
     pgctx.pinned_evidence(text, bigint, jsonb, jsonb),
     pgctx.fold_evidence(text, integer, bigint, bigint),
     pgctx.lineage(text),
-    pgctx.lineage_parts(text[], bigint[], bigint[]),
+    pgctx.call_events(text[], bigint[], bigint[], text[], bigint, boolean),
     pgctx.result_record(jsonb)
     TO pgctx_app, pgctx_auditor;
 GRANT EXECUTE ON FUNCTION pgctx.serialize_folds(text) TO pgctx_app;

@@ -77,6 +77,7 @@ DECLARE
     removed    jsonb;
     s          bigint;
     branch     text;
+    gone       record;
     why        text;
 BEGIN
     IF reason IS NULL OR btrim(reason) = '' THEN
@@ -173,6 +174,20 @@ BEGIN
        SET version = 0, cursor = c.base_seq, checksum = NULL, committed_at = now(), fallback_reason = why
       FROM pgctx.conversations c
      WHERE h.conversation_id = ANY (affected[2:]) AND c.conversation_id = h.conversation_id AND h.version <> 0;
+    -- no checkpoint a branch still continues from (PC113, as the checkpoints guard refuses): asked
+    -- here, one checkpoint per statement, because on Citus the guard runs on the shard and cannot
+    -- read the branches on other shards (090)
+    FOR gone IN SELECT k.conversation_id, k.version FROM pgctx.checkpoints k
+                 WHERE k.conversation_id = ANY (affected)
+                   AND (k.conversation_id <> erase.conversation_id OR k.cursor >= first_seq)
+                 ORDER BY k.conversation_id, k.version LOOP
+        branch := pgctx.branch_continuing_from(gone.conversation_id, gone.version);
+        IF branch IS NOT NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'PC113',
+                MESSAGE = format('checkpoint %s of %s cannot be removed: branch %s continues from it',
+                                 gone.version, gone.conversation_id, branch);
+        END IF;
+    END LOOP;
     DELETE FROM pgctx.checkpoints k
      WHERE k.conversation_id = ANY (affected)
        AND (k.conversation_id <> erase.conversation_id OR k.cursor >= first_seq);

@@ -26,7 +26,8 @@
 --     of the same id again replaces it), it is not erased (pgctx.erase: its content is gone) and
 --     no lg_delete event after it covers it. Pending writes count when no such tombstone follows
 --     them (an erased write has no checkpoint id left to be found by). Every read of the
---     saver goes through pgctx.langgraph_checkpoints / pgctx.langgraph_writes.
+--     saver goes through pgctx.langgraph_thread_checkpoints (the rule of the view
+--     pgctx.langgraph_checkpoints, per thread) and pgctx.langgraph_writes.
 --   * Cost: a read finds its checkpoint and writes through events_langgraph (an index over these
 --     kinds only, so other appends pay one predicate) and its tombstones through
 --     events_langgraph_delete; a record's chain is walked by primary key (langgraph_parts).
@@ -108,28 +109,129 @@ SELECT e.conversation_id AS thread_id,
 COMMENT ON VIEW pgctx.langgraph_checkpoints IS
     'Every LangGraph checkpoint stored in pgctx: thread, namespace, id, parent, run, step, and whether it is live (deleted_in: the tombstone of delete_thread/prune/delete_for_runs; replaced_in: a later put of the same id; erased_in: the erasure that removed it).';
 
+-- A thread's checkpoints as pgctx.langgraph_checkpoints shows them (live, or why not), for the
+-- saver's reads: the thread's tombstones first, then its lg_checkpoint events, each in a
+-- statement reading this one conversation. On Citus each is routed to the thread's shard, where
+-- the view, calling langgraph_deleted_at per row inside its read of the log, is nested
+-- distributed execution there (docs/scaling.md). Filters: a namespace, a checkpoint id, ids
+-- before one, metadata containing a document, run ids; live_only (the default) leaves out what
+-- is deleted, replaced or erased. Newest first (checkpoint_id, byte order: uuid6 ids are time
+-- ordered), at most `newest` rows (NULL: all) per namespace: without ns, namespace after
+-- namespace (by name), each newest first (a caller wanting one order across them sorts). A
+-- namespace's read walks events_langgraph backwards and stops at `newest` (a generic plan kept
+-- for the session: custom plans of this query cost more to plan than to run).
+CREATE OR REPLACE FUNCTION pgctx.langgraph_thread_checkpoints(thread_id text, ns text DEFAULT NULL, checkpoint text DEFAULT NULL,
+                                                   before text DEFAULT NULL, metadata jsonb DEFAULT NULL,
+                                                   run_ids text[] DEFAULT NULL, newest integer DEFAULT NULL,
+                                                   live_only boolean DEFAULT true)
+RETURNS TABLE (checkpoint_ns text, checkpoint_id text, parent_checkpoint_id text, seq bigint, run_id text,
+               source text, step bigint, created_at timestamptz, deleted_in bigint, replaced_in bigint,
+               erased_in bigint, live boolean, payload jsonb)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp
+SET plan_cache_mode = force_generic_plan
+SET jit = off AS $$
+#variable_conflict use_column
+DECLARE
+    tomb_seqs     bigint[];
+    tomb_payloads jsonb[];
+    space         text;
+BEGIN
+    IF ns IS NULL THEN
+        -- namespace by namespace (the query below, with its namespace an index condition in the
+        -- plan kept for the session, walks events_langgraph newest first and stops at `newest`)
+        -- (an erased checkpoint has no namespace left: pgctx.langgraph_checkpoints still lists it)
+        FOR space IN SELECT DISTINCT e.payload->>'ns' FROM pgctx.events e
+                      WHERE e.conversation_id = langgraph_thread_checkpoints.thread_id AND e.kind = 'lg_checkpoint'
+                        AND e.payload->>'ns' IS NOT NULL
+                      ORDER BY 1 LOOP
+            RETURN QUERY SELECT * FROM pgctx.langgraph_thread_checkpoints(thread_id, space, checkpoint, before, metadata,
+                                                                         run_ids, newest, live_only);
+        END LOOP;
+        RETURN;
+    END IF;
+    SELECT array_agg(t.seq), array_agg(t.payload) INTO tomb_seqs, tomb_payloads
+      FROM pgctx.events t
+     WHERE t.conversation_id = langgraph_thread_checkpoints.thread_id AND t.kind = 'lg_delete';
+    RETURN QUERY
+    SELECT x.checkpoint_ns, x.checkpoint_id, x.parent_checkpoint_id, x.seq, x.run_id, x.source, x.step, x.created_at,
+           x.deleted_in, x.replaced_in, x.erased_in, x.live, x.payload
+      FROM (SELECT e.payload->>'ns' AS checkpoint_ns,
+                   (e.payload->>'checkpoint_id') COLLATE "C" AS checkpoint_id,
+                   e.payload->>'parent_id' AS parent_checkpoint_id,
+                   e.seq, e.payload->'metadata'->>'run_id' AS run_id, e.payload->'metadata'->>'source' AS source,
+                   (e.payload->'metadata'->>'step')::bigint AS step, e.created_at,
+                   d.deleted_in, n.replaced_in, e.erased_in,
+                   d.deleted_in IS NULL AND n.replaced_in IS NULL AND e.erased_in IS NULL AS live,
+                   e.payload
+              FROM pgctx.events e
+             -- the newest tombstone after it that covers it (as langgraph_deleted_at, on the rows read above)
+             CROSS JOIN LATERAL (SELECT max(t.seq) FROM unnest(tomb_seqs, tomb_payloads) AS t(seq, payload)
+                                  WHERE t.seq > e.seq
+                                    AND CASE t.payload->>'scope'
+                                            WHEN 'thread' THEN true
+                                            WHEN 'all_but' THEN NOT t.payload->'keep' @> jsonb_build_array(jsonb_build_object(
+                                                'ns', e.payload->>'ns', 'checkpoint_id', e.payload->>'checkpoint_id'))
+                                            ELSE t.payload->'checkpoints' @> jsonb_build_array(jsonb_build_object(
+                                                'ns', e.payload->>'ns', 'checkpoint_id', e.payload->>'checkpoint_id'))
+                                        END) AS d(deleted_in)
+             CROSS JOIN LATERAL (SELECT min(r.seq) FROM pgctx.events r
+                                  WHERE r.conversation_id = langgraph_thread_checkpoints.thread_id
+                                    AND r.kind = 'lg_checkpoint'
+                                    AND r.payload->>'ns' = e.payload->>'ns'
+                                    AND (r.payload->>'checkpoint_id') COLLATE "C" = (e.payload->>'checkpoint_id') COLLATE "C"
+                                    AND r.seq > e.seq) AS n(replaced_in)
+             WHERE e.conversation_id = langgraph_thread_checkpoints.thread_id AND e.kind = 'lg_checkpoint'
+               AND e.payload->>'ns' = langgraph_thread_checkpoints.ns
+               AND (langgraph_thread_checkpoints.checkpoint IS NULL
+                    OR (e.payload->>'checkpoint_id') COLLATE "C" = langgraph_thread_checkpoints.checkpoint COLLATE "C")
+               AND (langgraph_thread_checkpoints.before IS NULL
+                    OR (e.payload->>'checkpoint_id') COLLATE "C" < langgraph_thread_checkpoints.before COLLATE "C")
+               AND (langgraph_thread_checkpoints.metadata IS NULL
+                    OR e.payload->'metadata' @> langgraph_thread_checkpoints.metadata)
+               AND (langgraph_thread_checkpoints.run_ids IS NULL
+                    OR e.payload->'metadata'->>'run_id' = ANY (langgraph_thread_checkpoints.run_ids))) x
+     WHERE x.live OR NOT live_only
+     ORDER BY x.checkpoint_id DESC, x.checkpoint_ns
+     LIMIT newest;
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.langgraph_thread_checkpoints(text, text, text, text, jsonb, text[], integer, boolean) IS
+    'One LangGraph thread''s checkpoints as pgctx.langgraph_checkpoints shows them (live by default), per namespace newest first (without ns: namespace after namespace), optionally of one id, ids before one, metadata containing a document, some runs, at most newest per namespace: the saver''s reads, one conversation per statement (routed to its shard on Citus).';
+
 -- The pending writes of a checkpoint that count (no tombstone after them), oldest first (part
 -- 'writes'), and the message events they name (part 'message': a write of messages appends them
 -- as message events and names them, as a checkpoint's delta does).
+-- PL/pgSQL, the tombstone read first (in the query it would be nested distributed execution on
+-- Citus, and Citus cannot plan a SQL function's parameters when it reads a distributed table).
 DROP FUNCTION IF EXISTS pgctx.langgraph_writes(text, text, text);
 CREATE FUNCTION pgctx.langgraph_writes(thread_id text, ns text, checkpoint_id text)
 RETURNS TABLE (part text, seq bigint, payload jsonb)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+    deleted bigint := pgctx.langgraph_deleted_at(thread_id, ns, checkpoint_id);
+BEGIN
+    RETURN QUERY
     WITH w AS MATERIALIZED (
         SELECT w.seq, w.payload FROM pgctx.events w
-         WHERE w.conversation_id = thread_id AND w.kind = 'lg_writes'
-           AND w.payload->>'ns' = ns AND (w.payload->>'checkpoint_id') COLLATE "C" = checkpoint_id COLLATE "C"
-           AND w.seq > pgctx.langgraph_deleted_at(thread_id, ns, checkpoint_id)
+         WHERE w.conversation_id = langgraph_writes.thread_id AND w.kind = 'lg_writes'
+           AND w.payload->>'ns' = langgraph_writes.ns
+           AND (w.payload->>'checkpoint_id') COLLATE "C" = langgraph_writes.checkpoint_id COLLATE "C"
+           AND w.seq > deleted
     )
-    SELECT 'writes', w.seq, w.payload FROM w
+    SELECT 'writes'::text, w.seq, w.payload FROM w
     UNION ALL
-    SELECT 'message', e.seq, e.payload
+    SELECT 'message'::text, e.seq, e.payload
       FROM w
      CROSS JOIN LATERAL jsonb_array_elements(w.payload->'writes') AS x(write)
      CROSS JOIN LATERAL jsonb_array_elements(x.write->3) AS r(ref)
-      JOIN pgctx.events e ON e.conversation_id = thread_id AND e.seq = pgctx.langgraph_ref(w.seq, r.ref)
+      JOIN pgctx.events e ON e.conversation_id = langgraph_writes.thread_id AND e.seq = pgctx.langgraph_ref(w.seq, r.ref)
      WHERE x.write->>2 IN ('lg:message', 'lg:messages')
-     ORDER BY 2
+     ORDER BY 2;
+END
 $$;
 
 COMMENT ON FUNCTION pgctx.langgraph_writes(text, text, text) IS
@@ -138,32 +240,40 @@ COMMENT ON FUNCTION pgctx.langgraph_writes(text, text, text) IS
 -- Everything a checkpoint's channel values are rebuilt from: each channel's record chain (the
 -- record, then its base's, ...: depth 0 is the checkpoint's own) and the events the records name
 -- (part 'value': an lg_channel; part 'message': a message event of a delta).
+-- PL/pgSQL: Citus cannot plan a SQL function's parameters when it reads a distributed table; every
+-- read names the thread, so the query is routed to its shard. (Before 0015 LANGUAGE sql.)
 CREATE OR REPLACE FUNCTION pgctx.langgraph_parts(thread_id text, checkpoint_seq bigint)
 RETURNS TABLE (channel text, part text, depth integer, seq bigint, payload jsonb)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pgctx, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH RECURSIVE chain (channel, depth, holder, rec) AS (
         SELECT c.key, 0, k.seq, c.value
           FROM pgctx.events k, jsonb_each(k.payload->'channels') AS c
-         WHERE k.conversation_id = thread_id AND k.seq = checkpoint_seq AND k.kind = 'lg_checkpoint'
+         WHERE k.conversation_id = langgraph_parts.thread_id AND k.seq = checkpoint_seq AND k.kind = 'lg_checkpoint'
         UNION ALL
         SELECT ch.channel, ch.depth + 1, b.seq, b.payload->'channels'->ch.channel
           FROM chain ch
-          JOIN pgctx.events b ON b.conversation_id = thread_id
+          JOIN pgctx.events b ON b.conversation_id = langgraph_parts.thread_id
                              AND b.seq = pgctx.langgraph_ref(ch.holder, ch.rec->'base')
          WHERE ch.rec ? 'base'
     )
-    SELECT ch.channel, 'record', ch.depth, ch.holder, ch.rec FROM chain ch
+    SELECT ch.channel, 'record'::text, ch.depth, ch.holder, ch.rec FROM chain ch
     UNION ALL
-    SELECT ch.channel, 'value', ch.depth, e.seq, e.payload
+    SELECT ch.channel, 'value'::text, ch.depth, e.seq, e.payload
       FROM chain ch
-      JOIN pgctx.events e ON e.conversation_id = thread_id AND e.seq = pgctx.langgraph_ref(ch.holder, ch.rec->'at')
+      JOIN pgctx.events e ON e.conversation_id = langgraph_parts.thread_id
+                         AND e.seq = pgctx.langgraph_ref(ch.holder, ch.rec->'at')
      WHERE ch.rec ? 'at'
     UNION ALL
-    SELECT ch.channel, 'message', ch.depth, e.seq, e.payload
+    SELECT ch.channel, 'message'::text, ch.depth, e.seq, e.payload
       FROM chain ch
      CROSS JOIN LATERAL jsonb_array_elements(ch.rec->'add') AS a(ref)
-      JOIN pgctx.events e ON e.conversation_id = thread_id AND e.seq = pgctx.langgraph_ref(ch.holder, a.ref)
-     WHERE ch.rec ? 'add'
+      JOIN pgctx.events e ON e.conversation_id = langgraph_parts.thread_id AND e.seq = pgctx.langgraph_ref(ch.holder, a.ref)
+     WHERE ch.rec ? 'add';
+END
 $$;
 
 COMMENT ON FUNCTION pgctx.langgraph_parts(text, bigint) IS
@@ -188,6 +298,7 @@ GRANT EXECUTE ON FUNCTION
     pgctx.langgraph_ref(bigint, jsonb),
     pgctx.langgraph_deleted_at(text, text, text),
     pgctx.langgraph_writes(text, text, text),
-    pgctx.langgraph_parts(text, bigint)
+    pgctx.langgraph_parts(text, bigint),
+    pgctx.langgraph_thread_checkpoints(text, text, text, text, jsonb, text[], integer, boolean)
     TO pgctx_app, pgctx_auditor;
 GRANT SELECT ON pgctx.langgraph_checkpoints, pgctx.langgraph_threads TO pgctx_app, pgctx_auditor;

@@ -193,16 +193,99 @@ def test_erase_keeps_the_chain_verifying(node):
         == ({"pgctx_erased": erased["erasure_seq"]},)
 
 
+def ids_on_two_workers(conn, prefix: str) -> tuple[str, str]:
+    """A source id and a branch id whose shards are on different workers."""
+    source = new_id(prefix)
+    while shard_node(conn, branch := new_id(f"{prefix}-b")) == shard_node(conn, source):
+        pass
+    return source, branch
+
+
+def test_a_branch_whose_source_is_on_another_worker(node):
+    """The branch's history is stored in two parts on two workers: a call made on the source
+    before the fork and answered on the branch is one call of the branch (tool_calls, pinned
+    evidence, recover, reconcile, fold, conversation_status)."""
+    source, branch = ids_on_two_workers(node, "cross")
+    pgctx.append_many(node, source, [*ORDER_STORY[:2], {"kind": "assistant", "payload": {"text": "checking"}}])
+    assert fold_everything(node, source) == 3  # lookup_order's call folded while it waits
+    pgctx.fork_conversation(node, source, 3, branch)
+    pgctx.append_many(node, branch, [ORDER_STORY[2], {"kind": "tool_call", "payload": {
+        "tool": "refund", "call_id": "c2", "effect": "irreversible", "arguments": {"order_id": "10086"},
+        "idempotency_key": "k2"}}])
+    calls = node.execute("SELECT call_id, call_seq, result_seq, status FROM pgctx.tool_calls(%s)", (branch,)).fetchall()
+    assert calls == [("c1", 2, 4, "succeeded"), ("c2", 5, None, "running")]
+    context = pgctx.build_context(node, branch)  # the call of the result at seq 4, stored on the source
+    assert (context.version, context.cursor) == (0, 3)  # (the source's fold: the branch has none yet)
+    assert [seq for seq, _why in context.evidence] == [2], context.evidence
+    report = pgctx.recover(node, branch)
+    assert [c["call_id"] for c in report["unknown_side_effects"]] == ["c2"], report
+    status = dict(node.execute("SELECT conversation_id, unknown_side_effects FROM pgctx.conversation_status").fetchall())
+    assert (status[source], status[branch]) == (0, 1)
+    effects = node.execute("SELECT conversation_id, call_id, status FROM pgctx.side_effects").fetchall()
+    assert (branch, "c2", "unknown") in effects
+    resolutions = pgctx.reconcile(node, branch, lambda call: {"outcome": "not_performed"})
+    assert [(r.call_id, r.outcome) for r in resolutions] == [("c2", "not_performed")]
+    pgctx.append(node, branch, "assistant", pasted("the refund was not made; the carrier's statement follows"))
+    folded = pgctx.fold(node, branch, force=True)  # its checks read the source's part on the other worker
+    assert folded.committed, folded
+    assert pgctx.verify(node, branch).ok and pgctx.recover(node, branch)["chain"]["ok"]
+
+
+def test_prune_and_erase_of_a_folded_source_with_a_branch_on_another_worker(node):
+    source, branch = ids_on_two_workers(node, "kept")
+    for i in range(3):  # versions 1, 2, 3 of the source, at seqs 2, 4, 6
+        pgctx.append_many(node, source, [{"kind": "user", "payload": {"text": f"step {i}"}},
+                                         {"kind": "assistant", "payload": {"text": f"done {i}"}}])
+        fold_everything(node, source)
+        if i == 1:
+            pgctx.fork_conversation(node, source, 4, branch)  # continues from version 2
+            pgctx.append(node, branch, "user", {"text": "plan b"})
+    # version 1 goes; version 2 stays for the branch, version 3 is the committed fold
+    assert node.execute("SELECT pgctx.prune_checkpoints(%s, 1)", (source,)).fetchone() == (1,)
+    assert node.execute("SELECT version FROM pgctx.checkpoints WHERE conversation_id = %s ORDER BY 1",
+                        (source,)).fetchall() == [(2,), (3,)]
+    erased = pgctx.erase(node, source, seqs=[1], reason="cluster test")  # every fold of both holds seq 1
+    assert erased["checkpoints_removed"] == {source: [2, 3]}
+    assert node.execute("SELECT count(*) FROM pgctx.checkpoints WHERE conversation_id = ANY (%s)",
+                        ([source, branch],)).fetchone() == (0,)
+    assert pgctx.committed_fold(node, branch).version == 0
+    assert pgctx.verify(node, source).ok and pgctx.verify(node, branch).ok
+
+
+def test_the_langgraph_saver_on_the_cluster(node):
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    from pgctx.integrations.langgraph import PgctxSaver
+
+    def reply(state: MessagesState):
+        return {"messages": [AIMessage(f"reply {len(state['messages'])}", id=f"ai-{len(state['messages'])}")]}
+
+    thread = new_id("graph")
+    saver = PgctxSaver(node)
+    graph = StateGraph(MessagesState).add_node("reply", reply).add_edge(START, "reply").compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": thread}}
+    graph.invoke({"messages": [HumanMessage("where is order 10086?", id="u1")]}, config)
+    graph.invoke({"messages": [HumanMessage("and 10087?", id="u2")]}, config)
+    latest = saver.get_tuple(config)
+    assert [m.content for m in latest.checkpoint["channel_values"]["messages"]] == \
+        ["where is order 10086?", "reply 1", "and 10087?", "reply 3"]
+    listed = list(saver.list(config))
+    assert listed[0].config == latest.config and len(listed) == 6
+    fresh = PgctxSaver(node)  # nothing cached: everything read from the cluster
+    assert fresh.get_tuple(config).checkpoint == latest.checkpoint
+    assert [t.checkpoint for t in fresh.list(config, limit=2)] == [t.checkpoint for t in listed[:2]]
+    assert thread in {t.config["configurable"]["thread_id"] for t in fresh.list(None, filter={"source": "input"})}
+    fresh.delete_thread(thread)
+    assert fresh.get_tuple(config) is None and PgctxSaver(node).get_tuple(config) is None
+    assert pgctx.verify(node, thread).ok
+
+
 def test_conversation_status_and_side_effects_over_every_conversation(citus):
-    """In a database of its own: this file's other tests fork branches whose source lives on the
-    other worker, and tool_calls of such a branch is still refused on Citus (docs/scaling.md)."""
-    name = f"pgctx_status_{os.getpid()}"
-    citus.create_database(name)
-    pgctx.migrate(Cluster.dsn(citus.coordinator, name))
-    with psycopg.connect(Cluster.dsn(citus.coordinator, name), autocommit=True) as conn:
-        pgctx.distribute(conn)
+    """Over every conversation of the database, branches of this file's other tests (sources on
+    the other worker) included."""
     for server in (citus.coordinator, citus.workers[0]):
-        with psycopg.connect(Cluster.dsn(server, name), autocommit=True) as conn:
+        with psycopg.connect(Cluster.dsn(server, DATABASE), autocommit=True) as conn:
             cid = new_id("status")
             pgctx.append_many(conn, cid, ORDER_STORY[:2])  # lookup_order's call, never answered
             pgctx.recover(conn, cid)  # which makes it unknown
@@ -213,7 +296,7 @@ def test_conversation_status_and_side_effects_over_every_conversation(citus):
             assert status[cid] == (3, 1) and len(status) >= 9
             effects = conn.execute("SELECT conversation_id, call_id, status FROM pgctx.side_effects").fetchall()
             assert (cid, "c1", "unknown") in effects
-            done = pgctx_cli("status", "--dsn", Cluster.dsn(server, name))
+            done = pgctx_cli("status", "--dsn", Cluster.dsn(server, DATABASE))
             assert done.returncode == 0 and cid in done.stdout, done.stderr
 
 

@@ -25,13 +25,10 @@ FUNCTION_IN_FROM_VIEWS = {
 
 # Statements that read a distributed table and call, inside them, a pgctx function that reads one
 # too: on Citus the inner reads are nested distributed execution (refused unless
-# citus.allow_nested_distributed_execution, which Citus warns may be incorrect). The fold, context
-# and verification queries pass the rows instead (the inner function read in a statement of its
-# own, tests/test_citus.py runs them on a cluster); what is left is LangGraph's pending writes
-# (a SQL function, inlined into the saver's read). The list may only shrink.
-NESTED_READS = {
-    ("langgraph_writes", "langgraph_deleted_at"),
-}
+# citus.allow_nested_distributed_execution, which Citus warns may be incorrect). The fold, context,
+# verification and LangGraph queries pass the rows instead (the inner function read in a statement
+# of its own, tests/test_citus.py runs them on a cluster). The set stays empty.
+NESTED_READS: set[tuple[str, str]] = set()
 
 
 def _functions(conn: psycopg.Connection) -> list[tuple]:

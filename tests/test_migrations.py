@@ -110,6 +110,8 @@ RELEASES = [
     pytest.param("5292534", "0011", "SELECT to_regprocedure('pgctx.branch_continuing_from(text, integer)') IS NULL",
                  id="0011"),
     pytest.param("941d47e", "0013", "SELECT to_regprocedure('pgctx.result_record(jsonb)') IS NULL", id="0013"),
+    pytest.param("0289912", "0014", "SELECT to_regprocedure('pgctx.lineage_parts(text[], bigint[], bigint[])') IS NOT NULL",
+                 id="0014"),
 ]
 
 # A fold every release could commit: a version 1 summary of the three events below, prepared and

@@ -16,7 +16,8 @@
   root namespace, so :func:`pgctx.fold` folds a graph's conversation). A list that is not the
   parent's with messages dropped, changed in place or appended (a reorder) is stored whole.
 * ``delete_thread``, ``prune`` and ``delete_for_runs`` append a tombstone (``lg_delete``) that
-  every read honours (the rule is SQL: ``pgctx.langgraph_checkpoints``); the data stays in the
+  every read honours (the rule is SQL: ``pgctx.langgraph_checkpoints``, per thread
+  ``pgctx.langgraph_thread_checkpoints``); the data stays in the
   log until :func:`pgctx.erase` removes it.
 * :func:`folded_messages` / :func:`afolded_messages` give a graph node its working context as
   LangChain messages: the committed summary, the evidence pgctx keeps raw, and the state's
@@ -79,19 +80,28 @@ CACHE_MESSAGES = 50_000
 STORED_SIZE = 4096  # message events a saver remembers, so a write and a put of one message share one
 _MISSING = object()
 
-_LATEST = ("SELECT seq, payload FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND checkpoint_ns = %s"
-           " AND live{id} ORDER BY checkpoint_id DESC LIMIT 1")
+# Every read of checkpoints names its thread and goes through pgctx.langgraph_thread_checkpoints
+# (live ones, newest first): one conversation per statement, so on Citus each is routed to the
+# thread's shard (the view pgctx.langgraph_checkpoints is for DBAs). A read across threads first
+# finds the threads (_THREADS, _RUN_THREADS: a plain query of the log), then reads each.
+_LATEST = ("SELECT seq, payload FROM pgctx.langgraph_thread_checkpoints(%s, ns => %s, checkpoint => %s, newest => 1)")
 # as text, parsed by orjson: psycopg's json.loads of every row was a third of a get_tuple at 1,000
 # messages (1,500 rows: 18.6 against 10.8 ms for the query and its decoding)
 _PARTS = ("SELECT channel, part, depth, seq, payload::text FROM pgctx.langgraph_parts(%s, %s)"
           " UNION ALL SELECT NULL, part, 0, seq, payload::text FROM pgctx.langgraph_writes(%s, %s, %s)")
-_HAS_THREAD = ("SELECT EXISTS (SELECT 1 FROM pgctx.langgraph_checkpoints WHERE thread_id = %s AND live)")
-_ALL_LIVE = ("SELECT checkpoint_ns, checkpoint_id, seq, payload FROM pgctx.langgraph_checkpoints"
-             " WHERE thread_id = %s AND live ORDER BY checkpoint_ns, checkpoint_id")
-_LATEST_PER_NS = ("SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_id FROM pgctx.langgraph_checkpoints"
-                  " WHERE thread_id = %s AND live ORDER BY checkpoint_ns, checkpoint_id DESC")
-_RUN_CHECKPOINTS = ("SELECT thread_id, checkpoint_ns, checkpoint_id FROM pgctx.langgraph_checkpoints"
-                    " WHERE run_id = ANY (%s) AND live ORDER BY thread_id")
+_HAS_THREAD = ("SELECT EXISTS (SELECT 1 FROM pgctx.langgraph_thread_checkpoints(%s, newest => 1))")
+_ALL_LIVE = ("SELECT checkpoint_ns, checkpoint_id, seq, payload FROM pgctx.langgraph_thread_checkpoints(%s)"
+             " ORDER BY checkpoint_ns, checkpoint_id")
+_LATEST_PER_NS = ("SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_id"
+                  " FROM pgctx.langgraph_thread_checkpoints(%s) ORDER BY checkpoint_ns, checkpoint_id DESC")
+_LIST = ("SELECT seq, payload FROM pgctx.langgraph_thread_checkpoints(%s, ns => %s, checkpoint => %s, before => %s,"
+         " metadata => %s, newest => %s)")
+_THREADS = ("SELECT DISTINCT conversation_id FROM pgctx.events WHERE kind = 'lg_checkpoint'"
+            " AND (%s::jsonb IS NULL OR payload->'metadata' @> %s::jsonb) ORDER BY 1")
+_RUN_THREADS = ("SELECT DISTINCT conversation_id FROM pgctx.events WHERE kind = 'lg_checkpoint'"
+                " AND payload->'metadata'->>'run_id' = ANY (%s) ORDER BY 1")
+_RUN_CHECKPOINTS = ("SELECT checkpoint_ns, checkpoint_id FROM pgctx.langgraph_thread_checkpoints(%s, run_ids => %s)"
+                    " ORDER BY checkpoint_id")
 _MESSAGE_SEQS = ("SELECT payload->'lg'->>'id', max(seq) FROM pgctx.events WHERE conversation_id = %s"
                  " AND payload ? 'lg' AND payload->'lg'->>'id' = ANY (%s) GROUP BY 1")
 _TOMBSTONE_CHUNK = 500  # checkpoints named per tombstone: a payload stays far below the size limit
@@ -387,8 +397,7 @@ class _Store:
 
     def _live(self, thread_id: str, ns: str, checkpoint_id: str | None) -> db.Op[tuple[Any, Any, Any]]:
         """(True, seq, payload) of the live checkpoint (the newest without an id), or (False, None, None)."""
-        params: tuple[Any, ...] = (thread_id, ns) + ((checkpoint_id,) if checkpoint_id else ())
-        rows = yield db.Query(_LATEST.format(id=" AND checkpoint_id = %s" if checkpoint_id else ""), params)
+        rows = yield db.Query(_LATEST, (thread_id, ns, checkpoint_id or None))
         return (True, *rows[0]) if rows else (False, None, None)
 
     def get(self, thread_id: str, ns: str, checkpoint_id: str | None) -> db.Op[CheckpointTuple | None]:
@@ -477,26 +486,21 @@ class _Store:
 
     def list(self, config: RunnableConfig | None, filter: dict[str, Any] | None, before: RunnableConfig | None,
              limit: int | None) -> db.Op[list[CheckpointTuple]]:
-        where, params = ["live"], []
-        if config:
-            conf = config["configurable"]
-            where.append("thread_id = %s")
-            params.append(conf["thread_id"])
-            if conf.get("checkpoint_ns") is not None:
-                where.append("checkpoint_ns = %s")
-                params.append(conf["checkpoint_ns"])
-            if get_checkpoint_id(config):
-                where.append("checkpoint_id = %s")
-                params.append(get_checkpoint_id(config))
-        if filter:
-            where.append("payload->'metadata' @> %s")
-            params.append(_json(filter))
-        if before is not None and get_checkpoint_id(before):
-            where.append("checkpoint_id < %s")
-            params.append(get_checkpoint_id(before))
-        sql = ("SELECT thread_id, seq, payload FROM pgctx.langgraph_checkpoints WHERE " + " AND ".join(where)
-               + " ORDER BY checkpoint_id DESC" + (" LIMIT %s" if limit is not None else ""))
-        rows = yield db.Query(sql, tuple(params) + ((limit,) if limit is not None else ()))
+        conf = config["configurable"] if config else {}
+        metadata = _json(filter) if filter else None
+        before_id = get_checkpoint_id(before) if before is not None else None
+        threads = [conf["thread_id"]] if config else [
+            t for (t,) in (yield db.Query(_THREADS, (metadata, metadata)))]
+        rows = []
+        for thread_id in threads:
+            found = yield db.Query(_LIST, (thread_id, conf.get("checkpoint_ns"), get_checkpoint_id(config) if config else None,
+                                           before_id, metadata, limit))
+            rows.extend((payload["checkpoint_id"], thread_id, seq, payload) for seq, payload in found)
+        # newest first across the threads and namespaces (ids in byte order), as the function
+        # orders each namespace of a thread
+        rows.sort(key=lambda row: row[0].encode(), reverse=True)
+        rows = rows[:limit] if limit is not None else rows
+        rows = [(thread_id, seq, payload) for _, thread_id, seq, payload in rows]
         out = []
         for thread_id, seq, payload in rows:
             out.append((yield from self._rebuild(thread_id, seq, payload))[0])
@@ -649,8 +653,9 @@ class _Store:
         if not run_ids:
             return
         by_thread: dict[str, list[dict[str, str]]] = {}
-        for thread_id, ns, cid in (yield db.Query(_RUN_CHECKPOINTS, (list(run_ids),))):
-            by_thread.setdefault(thread_id, []).append({"ns": ns, "checkpoint_id": cid})
+        for (thread_id,) in (yield db.Query(_RUN_THREADS, (list(run_ids),))):
+            for ns, cid in (yield db.Query(_RUN_CHECKPOINTS, (thread_id, list(run_ids)))):
+                by_thread.setdefault(thread_id, []).append({"ns": ns, "checkpoint_id": cid})
         for thread_id, named in by_thread.items():
             yield from self._tombstones(thread_id, [
                 {"scope": "checkpoints", "checkpoints": named[i:i + _TOMBSTONE_CHUNK]}
