@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import threading
+import time
 from pathlib import Path
 
 import psycopg
@@ -383,3 +385,67 @@ def test_the_demo_on_the_coordinator(citus):
     done = pgctx_cli("demo", "--dsn", Cluster.dsn(citus.coordinator, DATABASE))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert done.stdout.rstrip().endswith("every check passed")
+
+
+@pytest.mark.parametrize("victim", ["worker", "coordinator"])
+def test_a_node_killed_mid_appends_loses_no_acknowledged_event(citus, victim):
+    """A worker SIGKILLed (tests' EmbeddedPostgres.crash: the postmaster and every backend) while
+    clients append to conversations on both workers through the coordinator: appends to the other
+    worker's conversations go on while it is down; after its restart every acknowledged event is
+    there at its seq, no seq is missing, every chain verifies. Then the coordinator, with the
+    clients on a worker (Citus syncs its metadata there): appends go on without it."""
+    entry = citus.coordinator if victim == "worker" else citus.workers[1]
+    dead = citus.workers[0] if victim == "worker" else citus.coordinator
+    with psycopg.connect(Cluster.dsn(citus.coordinator, DATABASE), autocommit=True) as conn:
+        by_port: dict[int, list[str]] = {w.settings["port"]: [] for w in citus.workers}
+        while min(len(ids) for ids in by_port.values()) < 2:
+            cid = new_id(f"crash-{victim}")
+            if len(by_port[port := shard_node(conn, cid)]) < 2:
+                by_port[port].append(cid)
+    cids = [cid for ids in by_port.values() for cid in ids]
+    acked: dict[str, list[tuple[int, str, float]]] = {cid: [] for cid in cids}
+    stop = threading.Event()
+
+    def appender(cid: str) -> None:
+        n, conn = 0, None
+        while not stop.is_set():
+            try:
+                if conn is None or conn.closed or conn.broken:
+                    conn = psycopg.connect(Cluster.dsn(entry, DATABASE, connect_timeout=2), autocommit=True)
+                key = f"{cid}:{n}"
+                seq = pgctx.append(conn, cid, "user", {"text": f"turn {n}"}, event_key=key)  # a retry returns it
+                acked[cid].append((seq, key, time.monotonic()))
+                n += 1
+            except psycopg.Error:
+                time.sleep(0.05)  # refused, reset or unreachable: the same key again
+        if conn is not None:
+            conn.close()
+
+    threads = [threading.Thread(target=appender, args=(cid,)) for cid in cids]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(1.5)
+        dead.crash()
+        down_at = time.monotonic()
+        time.sleep(2.0)
+        up_at = time.monotonic()
+    finally:
+        if dead.child_process is None:
+            dead.restart()
+    time.sleep(1.5)
+    stop.set()
+    for thread in threads:
+        thread.join(30)
+
+    survivors = by_port[citus.workers[1].settings["port"]] if victim == "worker" else cids
+    for cid in cids:  # appends went on while the node was down, but to the dead worker's shards
+        went_on = any(down_at + 0.5 < t < up_at for _, _, t in acked[cid])
+        assert went_on == (cid in survivors), (cid, victim, went_on)
+    with psycopg.connect(Cluster.dsn(citus.coordinator, DATABASE), autocommit=True) as conn:
+        for cid in cids:
+            stored = conn.execute("SELECT seq, event_key FROM pgctx.events WHERE conversation_id = %s ORDER BY seq",
+                                  (cid,)).fetchall()
+            assert [seq for seq, _ in stored] == list(range(1, len(stored) + 1)), cid  # no gap
+            assert {(seq, key) for seq, key, _ in acked[cid]} <= set(stored), cid  # every ack, as acked
+            assert acked[cid] and pgctx.verify(conn, cid).ok, cid
