@@ -74,10 +74,17 @@ def cmd_status(args: argparse.Namespace) -> int:
             " prepared_folds, unknown_side_effects, fallback_reason IS NOT NULL"
             " FROM pgctx.conversation_status ORDER BY conversation_id"
         ).fetchall()
-    print(f"{'conversation':<32} {'tenant':<12} {'head':>7} {'fold v':>6} {'cursor':>7} {'prepared':>8} {'unknown':>7}")
+        # the chain's health as recovery last saw it (pgctx.chain_health: a standing break first)
+        health = {cid: (state, break_seq, verified_seq) for cid, state, break_seq, verified_seq in conn.execute(
+            "SELECT conversation_id, state, break_seq, verified_seq FROM pgctx.chain_health").fetchall()}
+    print(f"{'conversation':<32} {'tenant':<12} {'head':>7} {'fold v':>6} {'cursor':>7} {'prepared':>8} {'unknown':>7}"
+          "  chain")
     for cid, tenant, head, version, cursor, prepared, unknown, fell_back in rows:
+        state, break_seq, verified_seq = health.get(cid, ("never verified", None, None))
+        chain = {"broken": f"BROKEN at seq {break_seq}: see pgctx recover",
+                 "verified in part": f"verified up to seq {verified_seq}"}.get(state, state)
         flag = "  FELL BACK: see pgctx recover" if fell_back else ""
-        print(f"{cid:<32} {tenant:<12} {head:>7} {version:>6} {cursor:>7} {prepared:>8} {unknown:>7}{flag}")
+        print(f"{cid:<32} {tenant:<12} {head:>7} {version:>6} {cursor:>7} {prepared:>8} {unknown:>7}  {chain}{flag}")
     print(f"{len(rows)} conversation(s)")
     return OK
 

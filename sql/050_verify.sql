@@ -70,6 +70,7 @@ BEGIN
     head_seq := conv.head_seq;
     head_hash := conv.head_hash;
     anchored := false;
+    erased := 0;  -- on every path: a report that stops at a break says 0, not NULL
 
 
     -- the genesis of a conversation is the hash of its id; a branch's is its source's hash at

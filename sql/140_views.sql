@@ -89,11 +89,17 @@ SELECT c.conversation_id,
        v.genesis_at AS verified_from_genesis_at,
        b.seq AS break_seq,
        b.reason AS break_reason,
-       b.found_at AS break_found_at
+       b.found_at AS break_found_at,
+       -- which of the above is current: a standing break outranks the verified point (recovery
+       -- verified up to verified_seq before it found the break at break_seq, which may be below)
+       CASE WHEN b.seq IS NOT NULL THEN 'broken'
+            WHEN v.seq IS NULL THEN 'never verified'
+            WHEN v.seq >= c.head_seq THEN 'verified'
+            ELSE 'verified in part' END AS state
   FROM pgctx.conversations c
   LEFT JOIN pgctx.verified_points v ON v.conversation_id = c.conversation_id
   LEFT JOIN pgctx.fold_heads h ON h.conversation_id = c.conversation_id
   LEFT JOIN pgctx.chain_breaks b ON b.conversation_id = c.conversation_id;
 
 COMMENT ON VIEW pgctx.chain_health IS
-    'How much of each chain recovery verified (incrementally, and last from genesis), whether it had to fall back past a break, and the break that stands, if any.';
+    'How much of each chain recovery verified (incrementally, and last from genesis), whether it had to fall back past a break, and the break that stands, if any; state says which is current: broken (a standing break, whatever verified_seq says), verified (up to the head), verified in part (events appended since), never verified.';

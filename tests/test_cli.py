@@ -98,6 +98,8 @@ def test_recover_on_an_edited_database_says_what_it_checked_and_keeps_a_found_br
 
     full = pgctx_cli("recover", "--dsn", dsn, "--full")
     assert full.returncode == 1 and "1 need a human" in full.stderr
+    status = pgctx_cli("status", "--dsn", dsn)  # the chain's health beside each conversation
+    assert status.returncode == 0 and "BROKEN at seq 4: see pgctx recover" in status.stdout, status.stdout
     for again in (pgctx_cli("recover", "--dsn", dsn), pgctx_cli("recover", "--dsn", dsn, "--full")):
         assert again.returncode == 1 and "1 need a human" in again.stderr, again.stderr
         (broken,) = [r for r in map(json.loads, again.stdout.splitlines()) if r["needs_human"]]

@@ -527,6 +527,7 @@ def test_a_chain_break_stands_until_the_chain_verifies_again(conn, found_by):
     assert f"chain break at seq {bad_seq} recorded" in found["actions"]
     health = view_row(conn, "chain_health")
     assert (health["break_seq"], "does not match" in health["break_reason"]) == (bad_seq, True)
+    assert health["state"] == "broken"  # current, whatever verified_seq (above the break) says
 
     # every later run, incremental or full, verifies from genesis and reports it, writing nothing
     for full_check in (False, True, False):
@@ -542,7 +543,7 @@ def test_a_chain_break_stands_until_the_chain_verifies_again(conn, found_by):
     resolved = pgctx.recover(conn, CID)
     assert (resolved["chain"]["ok"], resolved["needs_human"]) == (True, []), resolved
     assert any(f"break at seq {bad_seq}" in a and "resolved" in a for a in resolved["actions"]), resolved
-    assert view_row(conn, "chain_health")["break_seq"] is None
+    assert (view_row(conn, "chain_health")["break_seq"], view_row(conn, "chain_health")["state"]) == (None, "verified")
     assert_quiet_rerun(conn)
 
 

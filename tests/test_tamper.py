@@ -185,8 +185,10 @@ def assert_clean(report: pgctx.ChainReport, reason: str = "consistent, unanchore
 
 
 def assert_detected(conn, cid: str, seq: int, *words: str, offline_words: tuple[str, ...] | None = None) -> None:
-    """In the database and in a bundle exported now: first bad seq and key words of the reason."""
+    """In the database and in a bundle exported now: first bad seq and key words of the reason;
+    in SQL, a broken chain's report says 0 erased, not NULL."""
     assert_bad(pgctx.verify(conn, cid), seq, *words)
+    assert conn.execute("SELECT erased FROM pgctx.verify_chain(%s)", (cid,)).fetchone()[0] == 0
     assert_bad(pgctx.verify_bundle(export(conn, cid)), seq, *(words if offline_words is None else offline_words))
 
 

@@ -1,6 +1,8 @@
 """Recovery acts only on what it verified (issue 27): pgctx.recover (110) verifies the events that
 decide its actions, the first running call's onward and every PREPARED fold's range, even below
-the last verified point, and marks no call unknown while the chain is broken. Every file is
+the last verified point, and marks no call unknown while the chain is broken; chain_health (140)
+says which of its columns is current (state); verify_chain (050) reports erased 0, not NULL, on a
+broken chain. Every file is
 applied again, as in 0011. Stored formats are unchanged: existing rows stay valid, readable and
 verifiable.
 
