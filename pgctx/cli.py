@@ -342,7 +342,7 @@ def parser() -> argparse.ArgumentParser:
 
     command("demo", cmd_demo, "tell the order 10086 story on a throwaway PostgreSQL (or --dsn)")
     command("migrate", cmd_migrate, "install or upgrade the pgctx schema (alembic; safe to repeat)")
-    command("status", cmd_status, "conversations: head, committed fold, PREPARED folds, unknown side effects")
+    command("status", cmd_status, "conversations: head, committed fold, PREPARED folds, unknown side effects, chain health")
     r = command("recover", cmd_recover, "resolve PREPARED folds, verify chains, list unknown side effects")
     r.add_argument("--conversation", action="append", help="only this conversation (repeatable)")
     r.add_argument("--full", action="store_true",
