@@ -108,7 +108,7 @@ from pgctx.embedded import EmbeddedPostgres  # noqa: E402
 from pgctx.integrations.openai_agents import PgctxSession  # noqa: E402
 from pgctx.summarizers import BuiltinSummarizer  # noqa: E402
 from pgctx.summary import SCHEMA_VERSION  # noqa: E402
-from pgctx.folding import summary_tokens  # noqa: E402
+from pgctx.fold_loop import summary_tokens  # noqa: E402
 from pgctx.messages import summary_message, task_message  # noqa: E402
 from machine import code_state, cpu_model, met  # noqa: E402
 

@@ -84,8 +84,8 @@ from pgctx import db  # noqa: E402
 from pgctx.context import _build  # noqa: E402
 from pgctx.embedded import EmbeddedPostgres, find_bindir  # noqa: E402
 from pgctx.errors import translated  # noqa: E402
-from pgctx.folding import ATTEMPTS, _fold  # noqa: E402
-from pgctx.folds import fold_request  # noqa: E402
+from pgctx.fold_loop import ATTEMPTS, _fold  # noqa: E402
+from pgctx.fold_procedures import fold_request  # noqa: E402
 from pgctx.summarizers import BuiltinSummarizer  # noqa: E402
 from pgctx.tokens import Budget  # noqa: E402
 from machine import code_state, cpu_model, met
@@ -708,7 +708,7 @@ def report(sizes, cids, settings, loading, shape, times, funcs, stmts, folds, st
         "",
         "`pgctx.fold(conn, cid, force=True)` with the built-in summarizer, timed around the whole call; the "
         "summarizer's share is `BuiltinSummarizer().summarize` on the same request (from "
-        "`pgctx.folds.fold_request`), timed apart just before.",
+        "`pgctx.fold_procedures.fold_request`), timed apart just before.",
         "",
         "| conversation | history at the folds | fold median ms | fold p95 ms | summarize median ms "
         "| summarize p95 ms | summarizer share (medians) | fold_request median ms |",

@@ -22,7 +22,7 @@ import psycopg
 
 import pgctx
 from pgctx.embedded import EmbeddedPostgres
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 
 RESULTS = Path(__file__).resolve().parent / "results" / "fold.md"

@@ -12,8 +12,8 @@ from pgctx.distribute import distribute  # the function: import the module's oth
 from pgctx.erasure import erase
 from pgctx.errors import PgctxError
 from pgctx.eventlog import ChainReport, append, append_many, verify
-from pgctx.folding import FoldResult, Trigger, fold
-from pgctx.folds import (
+from pgctx.fold_loop import FoldResult, Trigger, fold
+from pgctx.fold_procedures import (
     CommittedFold,
     commit_fold,
     committed_fold,

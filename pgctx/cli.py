@@ -182,7 +182,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   if args.summarizer == "openai" else pgctx.BuiltinSummarizer())
     ask = None
     if args.ask:
-        from pgctx.asking import ProbeAsker
+        from pgctx.evaluation.asking import ProbeAsker
 
         ask = ProbeAsker(args.model, base_url=os.environ.get("OPENAI_BASE_URL"))
 

@@ -27,9 +27,9 @@ import psycopg
 
 import pgctx
 from pgctx.embedded import EmbeddedPostgres
-from pgctx.probes import View, judge, text_of
+from pgctx.evaluation.probes import View, judge, text_of
 from pgctx.reconcile import UnknownCall
-from pgctx.trajectory import ConstraintProbe, EvidenceProbe, FactProbe, ToolStateProbe
+from pgctx.evaluation.trajectory import ConstraintProbe, EvidenceProbe, FactProbe, ToolStateProbe
 
 SYSTEM = "You are the order assistant. Never modify an order the user did not authorize."
 STORY = [
@@ -213,7 +213,7 @@ def _crash_and_recover(dsn: str, conn: psycopg.Connection, conversation: str, su
                        out: Callable[[str], None]) -> bool:
     pgctx.append(conn, conversation, "assistant", {"text": "It arrives on 2026-09-02 at 9 New Road."})
     pgctx.append(conn, conversation, "subtask_end", {"text": "delivery changed, fee refunded", "task_done": True})
-    request = pgctx.folds.fold_request(conn, conversation)
+    request = pgctx.fold_procedures.fold_request(conn, conversation)
     with psycopg.connect(dsn, autocommit=True) as doomed:
         version = pgctx.prepare_fold(doomed, conversation, expected_version=request.base_version,
                                      expected_cursor=request.from_seq, new_cursor=request.to_seq,

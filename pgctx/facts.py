@@ -1,7 +1,7 @@
 """What a tool result states: the fields of its payload that are facts.
 
 One definition, used by the built-in summarizer (facts whose authority is the tool) and by the
-fidelity judge (:mod:`pgctx.probes`, what a raw result in a context states), so the two cannot
+fidelity judge (:mod:`pgctx.evaluation.probes`, what a raw result in a context states), so the two cannot
 disagree:
 
 - the fields are the payload's ``result`` (an object's members, or the members of the object
@@ -15,7 +15,7 @@ disagree:
 - given the arguments of a *read* call, a top-level field that repeats one of them (same name and
   value) echoes the request and observes nothing: it is not a fact (the database's readings skip
   it too, sql/160_fold_triggers.sql). A write's result repeating its argument confirms the change,
-  and is a fact. (The judge, :mod:`pgctx.probes`, passes no arguments: a raw event states what it
+  and is a fact. (The judge, :mod:`pgctx.evaluation.probes`, passes no arguments: a raw event states what it
   states.)
 """
 

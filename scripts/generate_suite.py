@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the trajectory suite that `pgctx eval` runs: pgctx/suite/NN_<id>.jsonl (docs/eval.md).
+"""Write the trajectory suite that `pgctx eval` runs: pgctx/evaluation/suite/NN_<id>.jsonl (docs/eval.md).
 
     .venv/bin/python scripts/generate_suite.py            # (re)write the files
     .venv/bin/python scripts/generate_suite.py --check    # exit 1 if the files differ from what it writes
@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from pgctx.messages import event_message
-from pgctx.probes import text_of
+from pgctx.evaluation.probes import text_of
 from pgctx.tokens import TokenCounter
 
-SUITE_DIR = Path(__file__).resolve().parent.parent / "pgctx" / "suite"
+SUITE_DIR = Path(__file__).resolve().parent.parent / "pgctx" / "evaluation" / "suite"
 COUNTER = TokenCounter("o200k_base")
 MAX_EVENT_TOKENS = 1000
 MAX_TURN_TOKENS = 1600
@@ -52,7 +52,7 @@ def event_tokens(kind: str, payload: dict[str, Any]) -> int:
 
 
 def event_text(kind: str, payload: dict[str, Any]) -> str:
-    """What the model reads of an event, as the judge reads it (pgctx.probes.text_of)."""
+    """What the model reads of an event, as the judge reads it (pgctx.evaluation.probes.text_of)."""
     return text_of([event_message(kind, payload)])
 
 

@@ -39,7 +39,7 @@ from typing import Any
 import psycopg
 
 import pgctx
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.tokens import default_counter
 
 BATCH = 1000  # events per batch of the "batches" work

@@ -6,7 +6,7 @@ Scenarios (where the process stops, announces itself and blocks until it is kill
 
   model_call      pgctx.fold() with a summarizer that blocks inside summarize(): the model call
                   is in flight.
-  after_prepare   pgctx.fold()'s own operation (pgctx.folding._fold, driven by pgctx.db.run on
+  after_prepare   pgctx.fold()'s own operation (pgctx.fold_loop._fold, driven by pgctx.db.run on
                   this connection), paused right after the db.PREPARE_FOLD step returned.
   after_commit    the same, paused right after the db.COMMIT_FOLD step returned (fold() has not
                   returned yet).
@@ -31,7 +31,7 @@ import psycopg
 
 import pgctx
 from pgctx import db
-from pgctx.folding import _fold
+from pgctx.fold_loop import _fold
 
 BLOCK_SECONDS = 120  # far longer than any test waits: the parent kills the process first
 

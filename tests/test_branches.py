@@ -11,7 +11,7 @@ import pgctx
 from pgctx import errors
 from pgctx.demo import STORY as DEMO_STORY
 from pgctx.digest import anchors
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 
 SUMMARIZER = BuiltinSummarizer()

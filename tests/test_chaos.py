@@ -22,7 +22,7 @@ from psycopg.conninfo import make_conninfo
 import pgctx
 from bench.service_workload import Chaos, Plan, check_pgctx, run
 from pgctx import db
-from pgctx.folding import ATTEMPTS, _fold
+from pgctx.fold_loop import ATTEMPTS, _fold
 from tests.events import call, result
 from tests.fold_worker import pause_after
 

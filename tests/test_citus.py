@@ -19,7 +19,7 @@ import pytest
 import pgctx
 from pgctx import errors
 from pgctx.distribute import DELEGATED, DISTRIBUTED_TABLES, REFERENCE_TABLES
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 from tests.cluster import DATABASE, Cluster, shard_node
 from tests.events import pasted

@@ -396,7 +396,7 @@ def test_fold_evidence_is_derived_at_insert_and_never_changes(conn):
     # a value supplied at insert is replaced by the derived one (the fold of 4..5 has no risk of its
     # own, and carries the refund's: no subtask end or topic switch has closed it)
     add(conn, ("user", {"text": "thanks"}), ("assistant", {"text": "you are welcome"}))
-    request = pgctx.folds.fold_request(conn, CID)
+    request = pgctx.fold_procedures.fold_request(conn, CID)
     summary = pgctx.BuiltinSummarizer().summarize(request)
     row = conn.execute(
         "INSERT INTO pgctx.checkpoints (conversation_id, version, phase, base_version, base_cursor, cursor, chain_hash,"

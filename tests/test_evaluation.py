@@ -13,7 +13,7 @@ import pytest
 import pgctx
 from pgctx import baselines, evaluation
 from pgctx.evaluation import EVAL_BUDGET, evaluate, format_report
-from pgctx.trajectory import PROBE_CLASSES, TrajectoryError
+from pgctx.evaluation.trajectory import PROBE_CLASSES, TrajectoryError
 from tests.test_trajectory import HEADER, write
 
 LOG = "\n".join(f"scan {i}: parcel seen at hub {i % 7}, conveyor {i % 5}, weight 18.{i % 10} kg" for i in range(40))
@@ -191,7 +191,7 @@ def test_the_shipped_suite_keeps_every_probe_and_beats_trimming_on_every_class(d
 
 def test_asking_a_model_the_probes_questions_given_only_the_context(dsn, tmp_path):
     """--ask, through the real openai client and a local server speaking the API (tests/fake_openai.py)."""
-    from pgctx.asking import ASK_PROMPT, ProbeAsker
+    from pgctx.evaluation.asking import ASK_PROMPT, ProbeAsker
     from tests.fake_openai import ok, running
 
     with running() as fake:

@@ -2,7 +2,7 @@
 
 A real Python process (tests/fold_worker.py) connects to the test's database and runs the real
 code: ``pgctx.fold()`` with a summarizer that blocks (the model call in flight), the very
-operation ``pgctx.fold()`` runs (``pgctx.folding._fold`` on ``pgctx.db.run``) paused right after
+operation ``pgctx.fold()`` runs (``pgctx.fold_loop._fold`` on ``pgctx.db.run``) paused right after
 its prepare or its commit step, or an agent that has recorded a tool call and is about to make
 it. When the worker reaches that point it prints one JSON line; the parent then kills it with
 SIGKILL (no cleanup, no exception handler, no rollback by the client) and checks what
@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 import pgctx
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from tests.events import LOG
 from tests.fold_worker import TOOL_CALL
 from tests.test_fold_recovery import assert_quiet_rerun

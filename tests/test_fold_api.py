@@ -18,7 +18,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 import pgctx
 from pgctx import errors
-from pgctx.folding import Trigger, summary_tokens
+from pgctx.fold_loop import Trigger, summary_tokens
 from pgctx.summary import SCHEMA_VERSION
 from pgctx.messages import event_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest
@@ -485,7 +485,7 @@ def counted(summary: dict, request: FoldRequest) -> int:
 
 def fold_to(conn, cid: str, cursor: int) -> int:
     """Fold the committed cursor+1..cursor by hand (prepare and commit); the new version."""
-    request = pgctx.folds.fold_request(conn, cid, cursor)
+    request = pgctx.fold_procedures.fold_request(conn, cid, cursor)
     summary = BuiltinSummarizer().summarize(request)
     version = pgctx.prepare_fold(conn, cid, expected_version=request.base_version, expected_cursor=request.from_seq,
                                  new_cursor=cursor, summary=summary, tokens=counted(summary, request))
@@ -668,7 +668,7 @@ def test_only_a_plain_update_by_the_owner_can_overtake_the_serialized_attempt(co
     fold lock, so even the serialized attempt can lose; it raises FoldConflict and releases the lock."""
     story(conn)
     fold_to(conn, CID, 3)  # version 1 committed: 1..3
-    request = pgctx.folds.fold_request(conn, CID, 4)
+    request = pgctx.fold_procedures.fold_request(conn, CID, 4)
     summary = BuiltinSummarizer().summarize(request)
     second = pgctx.prepare_fold(conn, CID, expected_version=1, expected_cursor=3, new_cursor=4, summary=summary,
                                 tokens=counted(summary, request))
@@ -681,7 +681,7 @@ def test_only_a_plain_update_by_the_owner_can_overtake_the_serialized_attempt(co
                 commit = "UPDATE pgctx.checkpoints SET phase = 'COMMITTED' WHERE conversation_id = %s AND version = %s"
                 if not self.requests:  # first attempt: commit 4 by hand, and prepare 5 on it
                     owner.execute(commit, (CID, second))
-                    later = pgctx.folds.fold_request(owner, CID, 5)
+                    later = pgctx.fold_procedures.fold_request(owner, CID, 5)
                     summary = BuiltinSummarizer().summarize(later)
                     third.append(pgctx.prepare_fold(owner, CID, expected_version=second, expected_cursor=4,
                                                     new_cursor=5, summary=summary, tokens=counted(summary, later)))

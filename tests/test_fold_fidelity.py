@@ -24,7 +24,7 @@ from psycopg.types.json import Jsonb
 import pgctx
 from pgctx.canonical import canonical_json
 from pgctx.errors import ContextOverBudget, FoldHidesContent
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.messages import event_message
 from pgctx.summary import SCHEMA_VERSION
 from pgctx.tokens import Budget, TokenCounter

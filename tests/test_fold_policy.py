@@ -5,7 +5,7 @@ must make the context smaller (a risk's too), and a conversation that fits is ne
 from __future__ import annotations
 
 import pgctx
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 from pgctx.tokens import Budget
 from tests.events import call, pasted, result

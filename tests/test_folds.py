@@ -33,7 +33,7 @@ from psycopg.types.json import Jsonb
 import pgctx
 from pgctx import errors
 from pgctx.canonical import canonical_json
-from pgctx.folds import CommittedFold
+from pgctx.fold_procedures import CommittedFold
 from pgctx.summary import MODELS, json_schema
 
 CID = "order-10086"

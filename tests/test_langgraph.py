@@ -675,18 +675,18 @@ def test_every_kind_of_message_comes_back_equal(dsn):
 
 
 def test_the_docs_example_runs(dsn):
-    """docs/integrations.md's LangGraph example, run as written (its DSN this test's database, its
-    model LangChain's fake chat model)."""
+    """docs/integrations.md's LangGraph example, run as written (its DSN this test's database; its
+    model is LangChain's fake chat model, as the example sets it), and what it stored."""
     from pathlib import Path
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "integrations.md").read_text(encoding="utf-8")
     code = text.split("## LangGraph")[1].split("```python\n")[1].split("```")[0]
     assert '"postgresql://app@db/agents"' in code
-    exec(code.replace('"postgresql://app@db/agents"', repr(dsn)),
-         {"model": GenericFakeChatModel(messages=iter([AIMessage("It ships tomorrow.", id="reply")]))})
+    exec(code.replace('"postgresql://app@db/agents"', repr(dsn)), {})
     with PgctxSaver.from_conn_string(dsn) as saver:
         messages = saver.get_tuple({"configurable": {"thread_id": "order-10086"}}).checkpoint["channel_values"]["messages"]
-        assert [(m.type, m.content) for m in messages] == [("human", "Where is order 10086?"), ("ai", "It ships tomorrow.")]
+        assert [(m.type, m.content) for m in messages] == [("human", "Where is order 10086?"),
+                                                           ("ai", "Order 10086 is packed and ships tomorrow.")]
 
 
 def test_a_put_whose_parent_another_saver_wrote_reads_it_and_still_writes_a_delta(dsn):

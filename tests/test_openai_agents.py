@@ -19,7 +19,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from psycopg_pool import AsyncConnectionPool
 
 import pgctx
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 from pgctx.errors import FoldSplitsUnit, InvalidPayload, PayloadTooLarge, SummarizerFailed, UnrepresentableJSON
 from pgctx.integrations.openai_agents import PgctxSession

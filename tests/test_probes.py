@@ -1,4 +1,4 @@
-"""The fidelity judge (pgctx.probes, docs/eval.md) on hand-made contexts: each rule passes what it
+"""The fidelity judge (pgctx.evaluation.probes, docs/eval.md) on hand-made contexts: each rule passes what it
 should and fails what it should. No database: a View is what a model would see."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pgctx.messages import event_message
-from pgctx.probes import View, answer_status, judge, text_of
-from pgctx.trajectory import ConstraintProbe, EvidenceProbe, FactProbe, NextCallProbe, PendingProbe, ToolStateProbe
+from pgctx.evaluation.probes import View, answer_status, judge, text_of
+from pgctx.evaluation.trajectory import ConstraintProbe, EvidenceProbe, FactProbe, NextCallProbe, PendingProbe, ToolStateProbe
 
 CALL = (10, "tool_call", {"tool": "update_delivery_date", "call_id": "c1", "idempotency_key": "k1",
                           "arguments": {"order_id": "10086", "date": "2026-09-03"}})

@@ -60,7 +60,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 import pgctx
 from pgctx.embedded import EmbeddedPostgres
 from pgctx.errors import IllegalPhaseTransition
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from tests.conftest import admin, drop_database, new_database
 from tests.crash_client import batch_items, op_items
 from tests.fold_worker import TOOL_CALL

@@ -62,7 +62,7 @@ from psycopg.types.json import Jsonb
 import pgctx
 from pgctx import errors
 from pgctx.errors import translated
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer
 from pgctx.summary import SCHEMA_VERSION, dump
 from tests.events import EAGER, call, result

@@ -1,4 +1,4 @@
-"""The shipped trajectory suite (pgctx/suite, written by scripts/generate_suite.py; docs/eval.md).
+"""The shipped trajectory suite (pgctx/evaluation/suite, written by scripts/generate_suite.py; docs/eval.md).
 
 No database: these tests read the files. They check that the suite loads and is what the generator
 writes, that it is large enough to need folding under the evaluation budget (a 4,096-token window,
@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from pgctx.messages import event_message
-from pgctx.probes import text_of
+from pgctx.evaluation.probes import text_of
 from pgctx.tokens import TokenCounter
-from pgctx.trajectory import (
+from pgctx.evaluation.trajectory import (
     PROBE_CLASSES,
     ConfirmStep,
     DecisionStep,
@@ -52,7 +52,7 @@ def tokens(kind: str, payload: dict[str, Any]) -> int:
 
 
 def model_text(kind: str, payload: dict[str, Any]) -> str:
-    """What the model reads of an event, as the judge reads it (pgctx.probes.text_of), lower-cased."""
+    """What the model reads of an event, as the judge reads it (pgctx.evaluation.probes.text_of), lower-cased."""
     return text_of([event_message(kind, payload)]).lower()
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import pgctx
 from pgctx import errors
-from pgctx.folds import fold_request
+from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer, binding, row_detail
 from pgctx.tokens import Budget
 from tests.events import EAGER

@@ -1,4 +1,4 @@
-"""The trajectory format (pgctx.trajectory, docs/eval.md): every malformed file is refused with the
+"""The trajectory format (pgctx.evaluation.trajectory, docs/eval.md): every malformed file is refused with the
 file, the line and the field, before anything is evaluated. No database."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pgctx.trajectory import DecisionStep, EventStep, TrajectoryError, load, load_all, suite_dir
+from pgctx.evaluation.trajectory import DecisionStep, EventStep, TrajectoryError, load, load_all, suite_dir
 
 HEADER = {"pgctx_trajectory": 1, "id": "tiny", "title": "a tiny one", "exercises": ["the format"],
           "tools": [{"tool": "lookup", "effect": "read", "identifier_args": ["order_id"]}]}

@@ -59,7 +59,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from pgctx import db
 from pgctx.errors import PgctxError
 from pgctx.eventlog import _json, event_tokens
-from pgctx.folding import ATTEMPTS, FoldResult, _fold
+from pgctx.fold_loop import ATTEMPTS, FoldResult, _fold
 from pgctx.messages import erasure_of, evidence_note, summary_message, task_message
 from pgctx.schema import migrate
 from pgctx.summarizers import BuiltinSummarizer, Summarizer

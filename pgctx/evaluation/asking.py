@@ -1,6 +1,6 @@
 """Asking a model the probes' questions, given only a working context (``pgctx eval --ask``).
 
-Article 十八's fact-recovery test: the structural judge (:mod:`pgctx.probes`) says whether the
+Article 十八's fact-recovery test: the structural judge (:mod:`pgctx.evaluation.probes`) says whether the
 context *holds* what a decision needs; this asks a model whether it can *read* it there. Each
 probe that can be asked becomes one question (evidence probes cannot: they are about what is raw);
 one request per decision point carries the context, as a transcript, and the questions, and gets
@@ -25,8 +25,8 @@ from pydantic import BaseModel, ConfigDict
 
 from pgctx.messages import show
 from pgctx.openai_summarizer import _StructuredCaller
-from pgctx.probes import Verdict
-from pgctx.trajectory import ConstraintProbe, FactProbe, NextCallProbe, PendingProbe, ToolStateProbe
+from pgctx.evaluation.probes import Verdict
+from pgctx.evaluation.trajectory import ConstraintProbe, FactProbe, NextCallProbe, PendingProbe, ToolStateProbe
 
 ASK_PROMPT = """\
 You are an agent about to act. Answer each question from the conversation context in the user \

@@ -2,16 +2,16 @@
 
 The evaluation of article 十八 as a product feature (docs/eval.md):
 
-1. Every trajectory is validated first (:mod:`pgctx.trajectory`); a malformed file evaluates
+1. Every trajectory is validated first (:mod:`pgctx.evaluation.trajectory`); a malformed file evaluates
    nothing.
 2. Each is replayed into PostgreSQL (an embedded throwaway server unless a DSN or connection is
    given) as an agent service would run: its tools are declared, each event is appended, and
    ``pgctx.fold`` runs with the configured summarizer and budget at the end of every turn (before
    the next ``user`` event, and at the end).
 3. At each decision point the working context is built (``pgctx.build_context``) and every probe
-   is judged against it (:mod:`pgctx.probes`), and against the baselines of
+   is judged against it (:mod:`pgctx.evaluation.probes`), and against the baselines of
    :mod:`pgctx.baselines` given the same number of tokens.
-4. With ``ask`` (a :class:`pgctx.asking.ProbeAsker`), a model is also asked the probes' questions
+4. With ``ask`` (a :class:`pgctx.evaluation.asking.ProbeAsker`), a model is also asked the probes' questions
    given only pgctx's working context, and its answers are scored (system ``pgctx_asked``).
 5. The report gives, per trajectory and per probe class, the pass rates, the compression (the
    full history's tokens over the working context's), folds committed and refused (by SQLSTATE),
@@ -42,17 +42,17 @@ from pgctx import baselines
 from pgctx.errors import ContextOverBudget, PgctxError, SummarizerFailed
 from pgctx.eventlog import event_tokens
 from pgctx.messages import event_message
-from pgctx.probes import View, Verdict, judge, text_of
+from pgctx.evaluation.probes import View, Verdict, judge, text_of
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest, Summarizer
 from pgctx.summary import cited
 from pgctx.tokens import Budget
-from pgctx.trajectory import (
+from pgctx.evaluation.trajectory import (
     PROBE_CLASSES, ConfirmStep, DecisionStep, EventStep, ForkStep, RecoverStep, SwitchStep, Trajectory,
     TrajectoryError, load_all,
 )
 
 if TYPE_CHECKING:  # the asker (and openai) only when asked for
-    from pgctx.asking import ProbeAsker
+    from pgctx.evaluation.asking import ProbeAsker
 
 
 def eval_budget(window: int = 4096) -> Budget:

@@ -40,7 +40,7 @@ from pgctx.errors import (
     ConversationNotFound, FoldConflict, FoldGrowsContext, FoldSplitsUnit, IllegalPhaseTransition, PgctxError,
     SummarizerFailed,
 )
-from pgctx.folds import CommittedFold, _jsonb, make_request, summary_schema
+from pgctx.fold_procedures import CommittedFold, _jsonb, make_request, summary_schema
 from pgctx.messages import summary_message, task_message
 from pgctx.summarizers import BuiltinSummarizer, FoldRequest, Summarizer
 from pgctx.summary import SCHEMA_VERSION, dump

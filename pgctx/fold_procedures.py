@@ -64,7 +64,7 @@ def prepare_fold(
     """Validate and store a candidate summary PREPARED; returns its version.
 
     ``tokens`` is the summary's token count as the working context shows it (see
-    :func:`pgctx.folding.summary_tokens`), stored for the fold policy and weighed by the rule that
+    :func:`pgctx.fold_loop.summary_tokens`), stored for the fold policy and weighed by the rule that
     a fold makes the context smaller (PC121); None: the database estimates it from the summary's
     JSON (``pgctx.estimated_tokens``: bytes / 4). ``horizon`` is the one the candidate's must-keep
     items were derived with (``FoldRequest.horizon``; None: the default, 12)."""

@@ -13,7 +13,7 @@ every later line is one step, in order:
   at its committed fold boundary; ``{"type": "switch", "branch": name}`` sends the following steps
   to that branch (``"main"`` is the original); ``{"type": "confirm_mainline", "branch": name}``.
 
-Probes (``"probe"`` names the class; :mod:`pgctx.probes` judges them, exactly as documented):
+Probes (``"probe"`` names the class; :mod:`pgctx.evaluation.probes` judges them, exactly as documented):
 
 - ``fact``: ``key`` (and optionally ``subject``, e.g. ``"order_id=10086"``) has ``value`` as its
   active value, and none of ``superseded`` is presented as active;

@@ -16,7 +16,7 @@ from typing import Any
 
 from pgctx.facts import field_matches, result_fields, subject_pairs
 from pgctx.messages import ANSWERS
-from pgctx.trajectory import (
+from pgctx.evaluation.trajectory import (
     ConstraintProbe, EvidenceProbe, FactProbe, NextCallProbe, PendingProbe, ToolStateProbe,
 )
 
