@@ -76,16 +76,20 @@ _LARGE = 64 * 1024
 _limit: list[int] = []
 
 
+def max_payload_op() -> db.Op[int]:
+    """pgctx.max_payload_bytes(), read from the server once per process (it is IMMUTABLE)."""
+    if not _limit:
+        _limit.append((yield from db.first(db.Query(db.MAX_PAYLOAD_BYTES))))
+    return _limit[0]
+
+
 def append_op(conversation_id: str, kind: str, payload: Mapping[str, Any], *, event_key: str | None = None,
               tenant: str | None = None, counter: TokenCounter | None = None) -> db.Op[int]:
     """append() as a step of a longer operation (see pgctx.db.run)."""
     text = canonical_json(payload)  # what is sent: serialized once, and measured before counting
     size = len(text.encode())
-    if size > _LARGE:
-        if not _limit:
-            _limit.append((yield from db.first(db.Query(db.MAX_PAYLOAD_BYTES))))
-        if size > _limit[0]:
-            raise PayloadTooLarge(f"payload is {size} bytes in canonical form; the limit is {_limit[0]}")
+    if size > _LARGE and size > (limit := (yield from max_payload_op())):
+        raise PayloadTooLarge(f"payload is {size} bytes in canonical form; the limit is {limit}")
     params = (conversation_id, kind, Jsonb(payload, dumps=lambda _: text), event_key, tenant,
               event_tokens(kind, payload, counter))
     return (yield from db.first(db.Query(db.APPEND_EVENT, params)))

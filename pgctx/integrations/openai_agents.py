@@ -9,11 +9,12 @@ pgctx conversation: an append-only, hash-chained log whose reads are the working
   works for SDK tools), a ``function_call_output`` a ``tool_result``, and every other item type an
   ``sdk_item`` event. Each event keeps the original item, so it comes back equal as JSON.
 * ``get_items`` first folds when the fold policy says a fold is due (the check is one cheap
-  statement when nothing is due: sql/160's fast path), so the check runs once per turn, however many
-  batches the runner added, and no context is served without it; with ``background_folds`` the
-  check runs in a task after each ``add_items`` instead. It returns, once a fold has committed, one leading system item (the task and the
-  summary, as pgctx renders them for the model) and the risk evidence kept raw, then the
-  unfolded items; before that, exactly the items added. ``limit`` keeps the summary and returns
+  statement when nothing is due: sql/160's fast path), so the check runs once per turn, however
+  many batches the runner added, and no context is served without it; with ``background_folds``
+  the check runs in a task after each ``add_items`` instead. It returns, once a fold has
+  committed, one leading system item (the task and the summary, as pgctx renders them for the
+  model) and the risk evidence kept raw, then the unfolded items; before that, exactly the items
+  added. ``limit`` keeps the summary and returns
   the latest ``limit`` raw items, dropping an output whose call falls outside them.
 * :meth:`PgctxSession.tool_hooks` gives run hooks that record each function call before its
   tool runs (the SDK itself stores a call only with its output), so a process killed mid-tool
@@ -42,6 +43,7 @@ import pgctx
 from pgctx import db
 from pgctx.canonical import canonical_json
 from pgctx.errors import ConversationNotFound, EventKeyConflict, InvalidPayload, PayloadTooLarge, PgctxError
+from pgctx.eventlog import max_payload_op
 from pgctx.messages import erasure_of, event_message, evidence_note, summary_message, task_message, to_input_items
 from pgctx.summarizers import Summarizer
 from pgctx.tokens import Budget
@@ -190,7 +192,6 @@ class PgctxSession:
         self._fold_task: asyncio.Task[None] | None = None
         self._fold_pending = False  # events were appended since the background fold began
         self._owned_pool: AsyncConnectionPool | None = None
-        self._max_payload: int | None = None  # pgctx.max_payload_bytes(), read once
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop its connections belong to
 
     @classmethod
@@ -256,9 +257,7 @@ class PgctxSession:
         return head + raw  # type: ignore[return-value]
 
     async def _limit(self) -> int:
-        if self._max_payload is None:
-            self._max_payload = await db.run(self.conn, db.first(db.Query(db.MAX_PAYLOAD_BYTES)))
-        return self._max_payload
+        return await db.run(self.conn, max_payload_op())
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         self._on_its_loop()
