@@ -99,7 +99,7 @@ class _Status:
     committed: CommittedFold
     head: int
     unfolded: int
-    summary: int  # the committed summary's tokens as stored (checkpoints.tokens): not re-rendered to count
+    summary_tokens: int  # the committed summary's tokens as stored (checkpoints.tokens): not re-rendered to count
     evidence: int  # tokens of the evidence kept raw beside the summary
     triggers: tuple[Trigger, ...]
     reason: str
@@ -121,7 +121,7 @@ def _fold(conversation_id: str, summarizer: Summarizer, budget: Budget, force: b
             # (re-)read: after a lost race the base, the triggers and the boundary have moved
             status = yield from _status(conversation_id, budget, force)
             committed, request = status.committed, status.request
-            before = status.summary + status.evidence + status.unfolded
+            before = status.summary_tokens + status.evidence + status.unfolded
             seen = dict(previous_version=committed.version, previous_cursor=committed.cursor,
                         triggers=status.triggers, tokens_before=before, summarizer=summarizer.id, attempts=attempt,
                         conflicts=conflicts, policy="forced" if force else status.reason)
