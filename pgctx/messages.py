@@ -150,6 +150,12 @@ def summary_message(summary: dict[str, Any], version: int, cursor: int) -> dict[
             entries = _fact_groups(items)
         elif isinstance(items, dict):
             entries = [item_line(name, k, v) for k, v in items.items()]
+        elif name == "user_requests":
+            # the words the task message shows as the goal are not said twice (the entry still
+            # cites them: in a small window those tokens are a raw event's)
+            goal = (summary.get("task") or {}).get("goal")
+            entries = [f"#{_seqs(item)}: (the task above)" if goal and item.get("text") == goal
+                       else item_line(name, item) for item in items]
         else:
             entries = [item_line(name, item) for item in items]
         if entries:

@@ -58,7 +58,8 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    the order of events: a fact whose value a later event repeats, or about an entity a later
    event names (a value of its subject), counts as used then. Within the size bound a statement
    is first shortened to the values the user typed in it (ids, codes, amounts, addresses, paths:
-   ``(values only) ...``), and dropped only in a second pass. Tool state, pending actions and
+   ``(values only) ...``; statements shortened to the same values are one entry citing each time),
+   and dropped only in a second pass. Tool state, pending actions and
    what PC120 requires (the newest user requests of the range, the facts declared in it), which
    the database checks, are never dropped; a range that had content always leaves a citation
    (the newest message, as a decision, when nothing else cites it; in a range of tool results
@@ -557,8 +558,16 @@ def _bound(s: dict[str, Any], budget: Budget, cursor: int, kept: _Kept) -> None:
             values = literals(item["text"]) if shorten and statement else []
             if values and not item["text"].startswith(LITERALS):
                 # the user's words go, the values they typed stay (an id, a code, an amount said once)
-                item["text"] = LITERALS + ", ".join(values)
-                total -= before - counter.count(item_line(name, item)) - 1
+                text = LITERALS + ", ".join(values)
+                same = next((r for r in s[name] if r is not item and r["text"] == text), None)
+                if same is None:
+                    item["text"] = text
+                    total -= before - counter.count(item_line(name, item)) - 1
+                else:  # the same values said again ("check CLM-1" twice): one entry citing each time
+                    same["source_event_ids"] = sorted({*same["source_event_ids"], *item["source_event_ids"]},
+                                                      reverse=True)
+                    s[name].remove(item)
+                    total -= before
             elif shorten and statement and item["text"].startswith(LITERALS):
                 continue  # already its values: dropped in the second pass, if at all
             elif kept(name, item):

@@ -93,6 +93,31 @@ def test_the_allowance_of_summarizer_calls_catches_a_policy_that_folds_every_tur
     assert result.crossings == 1 and result.summarizer_calls > 10 * result.fold_allowance
 
 
+def test_a_turn_that_overruns_the_budget_is_folded_before_its_decision(dsn, tmp_path):
+    """The agent calls the model again within a turn (a decision after a burst of tool results,
+    no user message between): a service folds before building that context, as before every
+    model call, so the context fits instead of failing every probe as over budget."""
+    lines: list[dict] = [{**HEADER, "id": "one-long-turn", "window": 512,
+                          "tools": [{"tool": "track", "effect": "read", "identifier_args": ["order_id"]}]}]
+    lines.append({"type": "event", "kind": "user", "payload": {"text": "Only order 10086 may be changed. Track it."},
+                  "seq": 1})
+    for n in range(8):
+        lines.append({"type": "event", "kind": "tool_call", "seq": 2 + 2 * n,
+                      "payload": {"tool": "track", "call_id": f"c{n}", "arguments": {"order_id": "10086"}}})
+        lines.append({"type": "event", "kind": "tool_result", "seq": 3 + 2 * n,
+                      "payload": {"call_id": f"c{n}", "outcome": "succeeded", "result": {"hub": f"hub-{n}"},
+                                  "log": LOG[:300]}})
+    lines.append({"type": "decision", "id": "mid-turn", "probes": [
+        {"probe": "constraint", "seq": 1, "text": "only order 10086"},
+        {"probe": "fact", "key": "hub", "subject": "order_id=10086", "value": "hub-7", "superseded": ["hub-6"]},
+        {"probe": "next_call", "tool": "track", "arguments": {"order_id": "10086"}}]})
+    (result,) = evaluate(dsn, [write(tmp_path / "t.jsonl", *lines)]).results
+    (decision,) = result.decisions
+    assert decision.history_tokens > pgctx.Budget(window=512).history_budget  # the turn alone overruns B
+    assert sum(result.folds.values()) >= 1 and decision.compression > 1  # folded before the decision
+    assert [p.verdicts["pgctx"].why for p in result.probes if not p.verdicts["pgctx"].passed] == []
+
+
 def test_a_refused_event_or_a_replay_mismatch_stops_that_trajectory_only(dsn, tmp_path):
     good = write(tmp_path / "1.jsonl", *long_story("good"))
     bad_kind = long_story("bad-kind")

@@ -8,6 +8,7 @@ The rules shared with version 1 are tested for both versions in tests/test_folds
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import psycopg
 import pytest
@@ -372,6 +373,35 @@ def test_eager_folds_of_a_long_conversation_stay_within_the_summary_share(conn):
     stored = conn.execute("SELECT max(tokens) FROM pgctx.checkpoints WHERE conversation_id = %s", (CID,)).fetchone()[0]
     assert 0 < stored <= b.summary_limit
     assert EAGER.summary_limit > b.summary_limit  # (the default share, for scale)
+
+
+def test_the_same_values_said_again_are_one_entry_citing_each_time_in_a_small_summary(conn):
+    """Under the size bound a request goes to the values the user typed; "check CLM-7" asked three
+    times in different words is then one entry citing each time (PC120 still finds each of the
+    newest requests cited), and the room goes to what the tools said."""
+    asked = [add(conn, ("user", {"text": text}))[0] for text in
+             ("Please check claim CLM-7 for me.", "Any news on CLM-7?", "Look at CLM-7 again, please.")]
+    add(conn, *read_call(1, subject={"claim_id": "CLM-7"}, adjuster="Mbeki", deductible="905.00"))
+    request = fold_request(conn, CID, conn.execute("SELECT pgctx.fold_boundary(%s)", (CID,)).fetchone()[0])
+    small = dataclasses.replace(request, budget=Budget(window=384, fixed_input=0, output=48, reasoning=0, margin=0))
+    summary = BuiltinSummarizer().summarize(small)
+    # (the first request is the goal's words: the text says them once, in the task message)
+    assert summary["user_requests"] == [{"text": "(values only) CLM-7", "source_event_ids": asked[:0:-1]},
+                                        {"text": "Please check claim CLM-7 for me.", "source_event_ids": asked[:1]}]
+    assert {f["key"]: f["value"] for f in summary["facts"]} == {"adjuster": "Mbeki", "deductible": "905.00"}
+    version = pgctx.prepare_fold(conn, CID, expected_version=small.base_version, expected_cursor=small.from_seq,
+                                 new_cursor=small.to_seq, summary=summary, tokens=0)
+    pgctx.commit_fold(conn, CID, version)
+
+
+def test_the_goal_is_not_said_twice_in_the_summarys_text():
+    from pgctx.messages import summary_message, task_message
+    rule = "Keep the subrogation file separate from the payment file."
+    summary = {"task": {"goal": rule, "status": "running"},
+               "user_requests": [{"text": "Any news?", "source_event_ids": [4]}, {"text": rule, "source_event_ids": [1]}]}
+    assert rule in task_message(summary)["content"]
+    text = summary_message(summary, 1, 4)["content"]
+    assert rule not in text and "- #1: (the task above)" in text and "- #4: Any news?" in text
 
 
 def test_the_same_authorization_granted_again_is_one_constraint(conn):

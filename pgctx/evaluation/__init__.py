@@ -7,7 +7,8 @@ The evaluation of article 十八 as a product feature (docs/eval.md):
 2. Each is replayed into PostgreSQL (an embedded throwaway server unless a DSN or connection is
    given) as an agent service would run: its tools are declared, each event is appended, and
    ``pgctx.fold`` runs with the configured summarizer and budget at the end of every turn (before
-   the next ``user`` event, and at the end).
+   the next ``user`` event, and at the end) and before each decision point (a model call within
+   the turn, whose own events may have overrun the budget).
 3. At each decision point the working context is built (``pgctx.build_context``) and every probe
    is judged against it (:mod:`pgctx.evaluation.probes`), and against the baselines of
    :mod:`pgctx.baselines` given the same number of tokens.
@@ -412,6 +413,10 @@ class _Replay:
         return [seq for seq in requests if seq not in shown]
 
     def _decide(self, step: DecisionStep) -> None:
+        # the agent is about to call the model: a service folds first (one query when nothing is
+        # due), so a turn whose own events overrun the budget is folded before its context is built
+        if self.turn_open:
+            self._fold(force=False)
         history = self.history[self.current]
         full = sum(e[3] for e in history)
         try:
