@@ -1,11 +1,11 @@
 """pgctx.build_context: the model's working context (article 一.2, 五), inside a token budget.
 
-    system rules + task state + committed summary + pinned evidence + the newest folded events
-    + unfolded events + retrieved long-term memories + the current message
+    system rules + task state + committed summary + pinned evidence + recalled readings and the
+    newest folded events + unfolded events + retrieved long-term memories + the current message
 
 The committed fold and its events come from pgctx.context_events (sql/170_context.sql), in
 one statement: every event after the committed cursor, the evidence kept raw beside the summary,
-and the newest folded events that may fill the rest of the budget. Rules this module keeps:
+and the recalled readings and newest folded events that may fill the rest of the budget. Rules this module keeps:
 
 - Nothing mandatory is dropped: system, task, summary, evidence, unfolded events and the current
   message fit in ``budget.input_limit`` or :class:`~pgctx.errors.ContextOverBudget` says by how
@@ -17,8 +17,11 @@ and the newest folded events that may fill the rest of the budget. Rules this mo
   piece as one note of their seqs), before ContextOverBudget.
 - Memories are optional and are added in the given order while they fit.
 - The context uses its budget (``fill``, default B): what the summary, the evidence and the
-  unfolded events leave of it is filled with the newest folded events, as trimming to that many
-  tokens would take them, in whole units (an answer whose call did not fit is left out, and an
+  unfolded events leave of it is filled, first, with the folded readings the agent turns back to
+  (pgctx.context_events' section recalled: the tool result a summary fact about a subject rests
+  on, with its call, when the unfolded events name that subject again; at most 1/RECALL_SHARE of
+  the room, whole units, the subject named last first), then with the newest folded events, as
+  trimming to the rest would take them, in whole units (an answer whose call did not fit is left out, and an
   approval whose goal did not), while the whole context stays within ``budget.input_limit``.
   The summary still covers them; their raw text is kept while there is room (section
   ``folded``; :attr:`WorkingContext.folded`). Evidence the run reaches is shown there, in place.
@@ -49,6 +52,7 @@ from pgctx.tokens import Budget, TokenCounter
 SECTIONS = ("system", "task", "summary", "evidence", "folded", "events", "memories", "current")
 HISTORY = ("task", "summary", "evidence", "folded", "events")  # what fills B
 TERSE = "what the summary's open calls and risks rest on"  # a grouped note's reasons, in the smallest windows
+RECALL_SHARE = 4  # recalled readings take at most 1/RECALL_SHARE of the room left to fill
 NO_RESULT = {"outcome": "none recorded", "note": "no result is recorded for this call; its outcome is not known"}
 
 
@@ -148,15 +152,22 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
             dropped += 1
             continue
         out.add("memories", message, tokens=tokens)
-    # the newest folded events while they fit; evidence the run reaches is shown there, in place,
-    # which frees its room for more (so the run only grows)
-    candidates = sorted((r for r in rows if r[0] == "folded" and r[1] not in brought | grouped), key=lambda r: r[1])
+    # first the folded readings about what the unfolded events name again, while they fit; then the
+    # newest folded events; evidence the run reaches is shown there, in place, which frees its
+    # room for more (so the run only grows)
     history = sum(out.sections[s] for s in HISTORY)
+    shown_seqs = {r[1] for r in events} | set(pinned) | brought | grouped
+    outside = sum(n for _, _, n, _ in evidence)
+    recalled = _recalled(counter, [r for r in rows if r[0] == "recalled" and r[1] not in shown_seqs],
+                         min(fill - history - outside, budget.input_limit - out.total - outside) // RECALL_SHARE)
+    room = sum(_tokens(counter, r) for r in recalled)
+    candidates = sorted((r for r in rows if r[0] == "folded" and r[1] not in brought | grouped
+                         and r[1] not in {x[1] for x in recalled}), key=lambda r: r[1])
     run: list[tuple[Any, ...]] = []
     while True:
         inside = {r[1] for r in run}
         outside = sum(n for row, _, n, _ in evidence if row[1] not in inside)
-        longer = _fill(counter, candidates, min(fill - history - outside, budget.input_limit - out.total - outside))
+        longer = _fill(counter, candidates, min(fill - history - outside, budget.input_limit - out.total - outside) - room)
         if len(longer) <= len(run):
             break
         run = longer
@@ -165,6 +176,7 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
         if row[1] not in inside and message is not None:
             out.add("evidence", message, tokens=n)
     noted = {row[1] for row, _, _, shortened in evidence if shortened and row[1] not in inside}
+    run = sorted(run + recalled, key=lambda r: r[1])
     _render_events(out, "folded", run, {})
     messages = out.messages()
     shown = events + run + [pinned[seq] for seq in brought] + [
@@ -241,14 +253,33 @@ def _evidence_message(row: tuple[Any, ...]) -> dict[str, Any]:
         else evidence_note(kind, payload, seq, reason)
 
 
+def _tokens(counter: TokenCounter, row: tuple[Any, ...]) -> int:
+    """An event's tokens as stored at append, or counted here (an erased event has no count)."""
+    return row[4] if row[4] is not None else counter.message_tokens(event_message(row[2], row[3], row[1]))
+
+
+def _recalled(counter: TokenCounter, rows: list[tuple[Any, ...]], room: int) -> list[tuple[Any, ...]]:
+    """The recalled readings (pgctx.context_events, section recalled: results in the order the
+    subjects were named again, newest first, then their calls) that fit in ``room`` tokens, each
+    with its call, whole: a reading whose call or itself does not fit is left out."""
+    calls = {r[3].get("call_id"): r for r in rows if r[2] == "tool_call"}
+    kept: list[tuple[Any, ...]] = []
+    for result in (r for r in rows if r[2] != "tool_call"):
+        unit = [result] + ([calls[result[3].get("call_id")]] if result[3].get("call_id") in calls else [])
+        tokens = sum(_tokens(counter, r) for r in unit)
+        if tokens <= room and len(unit) == 2:
+            kept += unit
+            room -= tokens
+    return kept
+
+
 def _fill(counter: TokenCounter, rows: list[tuple[Any, ...]], room: int) -> list[tuple[Any, ...]]:
     """The newest folded events (``rows``, in seq order, ending at the cursor) within ``room``
     tokens as trimming takes them (:func:`pgctx.baselines.last_messages`: the newest whole events,
     less an answer whose call did not fit), less an approval whose goal did not (the summary
     covers them)."""
     by_seq = {r[1]: r for r in rows}
-    history = [(r[1], r[2], r[3], r[4] if r[4] is not None else counter.message_tokens(event_message(r[2], r[3], r[1])))
-               for r in rows]
+    history = [(r[1], r[2], r[3], _tokens(counter, r)) for r in rows]
     kept = last_messages(history, room)
     seqs = {e[0] for e in kept}
     return [by_seq[seq] for seq, kind, payload, _ in kept

@@ -17,6 +17,11 @@
 --     The summary still covers them: it is their raw text that is kept while there is room. The
 --     caller keeps whole units (a call with its result, an approval with its goal) and counts
 --     exactly; this bound only stops the read.
+--   * Asked to fill, the folded tool results the summary's active tool facts rest on come back
+--     raw (section recalled, with their calls) when the unfolded events name the fact's subject
+--     again: the newest reading about what the agent is working on now, which the newest folded
+--     events may not reach; the caller places them first in what is left of `fill`, while they
+--     fit. Found from the summary and the unfolded events, then by primary key.
 --   * The view leaves out retracted events, retraction and clear events, and everything up to
 --     the last clear; after a clear the fold does not cover, no summary, no evidence and no
 --     folded events (200).
@@ -152,6 +157,10 @@ DECLARE
     retracted     bigint[];
     pinned        bigint[] := '{}'::bigint[];
     used          bigint := 0::bigint;
+    said          text[] := '{}'::text[];
+    recall        bigint[];
+    recall_why    text[];
+    recall_calls  text[];
     part_ids      text[];
     part_after    bigint[];
     part_upto     bigint[];
@@ -191,6 +200,7 @@ BEGIN
                 AND u.kind NOT IN ('retraction', 'clear') AND u.seq <> ALL (retracted)
               ORDER BY u.seq LOOP
         used := used + coalesce(e.tokens, 0);
+        said := said || e.payload::text;
         section := 'events'; seq := e.seq; kind := e.kind; payload := e.payload; tokens := e.tokens;
         reason := NULL; hash := NULL;
         RETURN NEXT;
@@ -198,12 +208,67 @@ BEGIN
     IF fill <= 0 OR cleared_at >= fold_cursor THEN
         RETURN;
     END IF;
-    -- the newest folded events while they fit, across the lineage (newest part first); an erased
-    -- event has no stored count: its marker is a short note
     used := used + pgctx.base_summary_tokens(context_events.conversation_id, fold_version);
     SELECT array_agg(l.conversation_id), array_agg(l.after_seq), array_agg(l.upto_seq)
       INTO part_ids, part_after, part_upto
       FROM pgctx.lineage(context_events.conversation_id) l;
+    -- recalled: the folded tool result each active tool fact of the summary rests on (its newest
+    -- source), when the unfolded events name its subject again (every value of it, 4 characters or
+    -- more), the subject named last first, at most 8 of them; read from the summary and the
+    -- unfolded events already read, then by primary key: what the next action about that subject
+    -- rests on, raw, which the newest folded events may not reach
+    WITH facts AS (
+        SELECT src.seq, f.value->>'subject' AS subject
+          FROM jsonb_array_elements(CASE WHEN jsonb_typeof(fold_summary->'facts') = 'array'
+                                         THEN fold_summary->'facts' ELSE '[]'::jsonb END) AS f(value)
+         CROSS JOIN LATERAL (SELECT max(x.v::bigint) AS seq
+                               FROM jsonb_array_elements_text(f.value->'source_event_ids') AS x(v)) src
+         WHERE f.value->>'status' = 'active' AND coalesce(f.value->>'authority', '') NOT IN ('', 'user', 'model')
+           AND f.value->>'subject' IS NOT NULL AND src.seq <= fold_cursor AND src.seq > cleared_at
+           AND src.seq <> ALL (pinned)
+    ), named AS (
+        SELECT facts.seq, min(facts.subject) AS subject, max(t.ord) AS last
+          FROM facts
+         CROSS JOIN LATERAL unnest(said) WITH ORDINALITY AS t(txt, ord)
+         WHERE NOT EXISTS (SELECT 1 FROM regexp_split_to_table(facts.subject, ',\s*') AS p(pair)
+                            WHERE length(substr(p.pair, strpos(p.pair, '=') + 1)) < 4
+                               OR strpos(t.txt, substr(p.pair, strpos(p.pair, '=') + 1)) = 0)
+         GROUP BY facts.seq
+         ORDER BY max(t.ord) DESC, facts.seq DESC
+         LIMIT 8
+    )
+    SELECT array_agg(n.seq), array_agg('about ' || n.subject || ', named again after the fold')
+      INTO recall, recall_why
+      FROM named n;
+    -- the results by primary key, one part of the history per statement (as pinned_evidence),
+    -- then the call of each, by call id (a result is never shown without its call)
+    FOR i IN REVERSE coalesce(cardinality(part_ids), 0) .. 1 LOOP
+        EXIT WHEN recall IS NULL;
+        FOR e IN SELECT r.seq, r.kind, r.payload, r.tokens, w.why, r.hash
+                   FROM pgctx.events r
+                   JOIN unnest(recall, recall_why) AS w(seq, why) ON w.seq = r.seq
+                  WHERE r.conversation_id = part_ids[i] AND r.seq = ANY (recall)
+                    AND r.seq > part_after[i] AND (part_upto[i] IS NULL OR r.seq <= part_upto[i])
+                    AND r.kind IN ('tool_result', 'status_query') AND r.seq <> ALL (retracted) LOOP
+            recall_calls := array_append(recall_calls, e.payload->>'call_id');
+            section := 'recalled'; seq := e.seq; kind := e.kind; payload := e.payload; tokens := e.tokens;
+            reason := e.why; hash := e.hash;
+            RETURN NEXT;
+        END LOOP;
+    END LOOP;
+    FOR i IN REVERSE coalesce(cardinality(part_ids), 0) .. 1 LOOP
+        EXIT WHEN recall_calls IS NULL;
+        RETURN QUERY
+        SELECT 'recalled'::text, c.seq, c.kind, c.payload, c.tokens, 'the call of a recalled result'::text, c.hash
+          FROM unnest(recall_calls) AS k(call_id)
+          CROSS JOIN LATERAL (SELECT x.seq, x.kind, x.payload, x.tokens, x.hash FROM pgctx.events x
+                               WHERE x.conversation_id = part_ids[i] AND x.kind = 'tool_call'
+                                 AND x.payload->>'call_id' = k.call_id AND x.seq > part_after[i]
+                                 AND (part_upto[i] IS NULL OR x.seq <= part_upto[i])
+                               ORDER BY x.seq + 0 LIMIT 1) c;  -- + 0: see 080 (call id lookups)
+    END LOOP;
+    -- the newest folded events while they fit, across the lineage (newest part first); an erased
+    -- event has no stored count: its marker is a short note
     <<parts>>
     FOR i IN 1 .. coalesce(cardinality(part_ids), 0) LOOP
         FOR e IN SELECT f.seq, f.kind, f.payload, f.tokens FROM pgctx.events f
@@ -224,4 +289,4 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.context_events(text, bigint) IS
-    'A working context''s parts, from one snapshot: the committed fold (section summary: {version, summary} at seq = its cursor), the evidence pinned beside the summary (section evidence, with the reason and chain hash), every event after the cursor (section events), and, asked to fill tokens, the newest folded events while summary, evidence, events and they fit (section folded, newest first).';
+    'A working context''s parts, from one snapshot: the committed fold (section summary: {version, summary} at seq = its cursor), the evidence pinned beside the summary (section evidence, with the reason and chain hash), every event after the cursor (section events), and, asked to fill tokens, the folded tool results the summary''s facts about a subject named again after the cursor rest on, with their calls (section recalled, with why), and the newest folded events while summary, evidence, events and they fit (section folded, newest first).';

@@ -243,6 +243,36 @@ def raw_tokens(ctx) -> dict[int, int]:
     return {seq: tokens(kind, payload) for seq, kind, payload in ctx.events}
 
 
+def test_a_folded_reading_comes_back_raw_when_its_subject_is_named_again(conn):
+    """The agent turns back to an order looked up long ago: the summary keeps its facts, and the
+    lookup they rest on (with its call) comes back raw in the fill, ahead of the newest folded
+    events, where trimming to the same tokens would not reach it; an order nobody names again
+    does not, and recalled readings take at most a quarter of the room left to fill."""
+    conn.execute("SELECT pgctx.declare_tool('lookup', 'read', ARRAY['order_id'])")
+    budget = Budget(window=4096, fixed_input=0, output=512, margin=0)
+    long_conversation(conn, turns=30, log=400)  # turn i: user 4i+1, call 4i+2, result 4i+3, reply 4i+4
+    assert pgctx.fold(conn, CID, budget=budget, force=True).committed
+    quiet = pgctx.build_context(conn, CID, budget=budget)
+    pgctx.append(conn, CID, "user", {"text": "And O-5003: is it still in the same bin?"})
+    ctx = pgctx.build_context(conn, CID, budget=budget)
+    call_seq, result_seq = 4 * 3 + 2, 4 * 3 + 3
+    raw = {seq for seq, _, _ in ctx.events}
+    assert {call_seq, result_seq} <= raw and {call_seq, result_seq} <= set(ctx.folded)
+    assert result_seq not in {seq for seq, _, _ in quiet.events}  # not before the order was named again
+    run = [seq for seq in ctx.folded if seq > result_seq]
+    assert min(run) > 4 * 4 and max(run) == ctx.cursor  # far older than the newest folded events
+    ids = [m["tool_calls"][0]["id"] for m in ctx.messages if m.get("tool_calls")]
+    outputs = [m["tool_call_id"] for m in ctx.messages if m["role"] == "tool"]
+    assert "c-3" in ids and ids == outputs  # the reading right after its call
+    rows = conn.execute("SELECT seq, reason FROM pgctx.context_events(%s, %s) WHERE section = 'recalled'",
+                        (CID, budget.history_budget)).fetchall()
+    assert (result_seq, "about order_id=O-5003, named again after the fold") in rows
+    assert (call_seq, "the call of a recalled result") in rows
+    assert ctx.total_tokens <= budget.input_limit
+    recalled = sum(tokens(kind, payload) for seq, kind, payload in ctx.events if seq in (call_seq, result_seq))
+    assert recalled <= (budget.history_budget - sum(ctx.sections[s] for s in ("task", "summary", "evidence", "events"))) // 4
+
+
 @pytest.mark.parametrize("window", [256, 1024, 4096, 16384])
 def test_the_context_fills_its_budget_with_the_newest_folded_events(conn, window):
     budget = Budget(window=window, fixed_input=0, output=window // 8, margin=0)
