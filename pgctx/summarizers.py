@@ -46,7 +46,8 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    agent said it will do (an assistant message offering or planning an action: "I'll ...",
    "shall I ...", verbatim, authority the model); a failed verification becomes an open question.
 7. **Bounded size**: decisions, open questions, constraints and statements keep at most 8, 8, 12
-   and 12 entries, and the summary keeps within ``budget.summary_limit`` tokens, both by
+   and 16 entries (the newest 12 requests of a fold's range are the database's to require, PC120:
+   four more leave room for an older rule), and the summary keeps within ``budget.summary_limit`` tokens, both by
    dropping entries, the least useful first and, among equals, the least recent: decisions and
    open questions that hold no value; statements that neither bind ("only", "never", "call me",
    "without asking", ...) nor hold a value (a number, a code, a file name, a short phrase such as
@@ -84,7 +85,7 @@ from pgctx.tokens import Budget
 APPROVAL = "await approval "
 LITERALS = "(values only) "  # a statement rule 7 shortened to the values the user typed
 UNRESOLVED = ("planned", "running", "unknown")
-CAPS = {"decisions": 8, "open_questions": 8, "constraints": 12, "user_requests": 12}
+CAPS = {"decisions": 8, "open_questions": 8, "constraints": 12, "user_requests": 16}
 GOAL_CHARS = 160  # the goal's start: the user's words are kept whole among the statements
 SAID_CHARS = 300  # what the agent said, as a decision
 HOLLOW_FIELDS = 2  # what a range of tool results only keeps when the size bound dropped its facts

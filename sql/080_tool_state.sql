@@ -485,7 +485,9 @@ BEGIN
     END IF;
     -- the range's events a summary takes content from: after the last clear, neither retracted
     -- (a retraction is folded with its event: 200) nor erased. Of them: the user's messages, of
-    -- which the newest three that are not bare acknowledgements must be cited (PC120) and the
+    -- which the newest 12 that are not bare acknowledgements must be cited (PC120: as many as a
+    -- summary's user_requests keep; with 3, ranges of many short requests left the older ones
+    -- neither cited nor raw) and the
     -- acknowledgements need not be; and the newest fact or correction declared per key and subject
     -- (not the model's), which an active fact of the key must cite, or a later event (PC120).
     -- (A statement of its own: read with the calls below, it would be nested reads on Citus.)
@@ -502,7 +504,7 @@ BEGIN
     SELECT jsonb_build_object(
         'requests', coalesce((SELECT jsonb_agg(u.seq ORDER BY u.seq)
                                 FROM (SELECT v.seq FROM viewed v WHERE v.kind = 'user' AND NOT v.ack
-                                       ORDER BY v.seq DESC LIMIT 3) u), '[]'),
+                                       ORDER BY v.seq DESC LIMIT 12) u), '[]'),
         'acknowledgements', coalesce((SELECT jsonb_agg(v.seq ORDER BY v.seq) FROM viewed v
                                        WHERE v.kind = 'user' AND v.ack), '[]'),
         'facts', coalesce((

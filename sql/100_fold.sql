@@ -28,7 +28,7 @@
 --             new value cites a user or tool event of this range (article 七.4); a fact whose
 --             value another active fact of its key and subject keeps is not overridden;
 --       PC120 nothing of the range is hidden from the context: the summary cites each of the
---             newest 3 user messages of the range that are not bare acknowledgements
+--             newest 12 user messages of the range that are not bare acknowledgements
 --             (pgctx.acknowledgement), an active fact of each key declared in the range (the
 --             newest fact or correction per key and subject, not the model's) cites it or a later
 --             event, and a range that had content (messages, tool results, facts, approvals) is
@@ -472,7 +472,7 @@ BEGIN
     RETURN QUERY
         SELECT 'PC120', format('the summary hides user message %s of the folded range: nothing in it cites that event '
                                '(a fold keeps the newest %s user messages of its range that are not bare '
-                               'acknowledgements)', r.seq, 3)
+                               'acknowledgements)', r.seq, 12)
           FROM jsonb_array_elements(coalesce(keep->'requests', '[]')) AS r(seq)
          WHERE NOT cited @> jsonb_build_array(r.seq);
     RETURN QUERY

@@ -131,15 +131,16 @@ def test_a_range_of_one_read_whose_facts_the_bound_dropped_still_folds_citing_it
 
 
 def test_the_newest_user_requests_of_the_range_must_be_cited(conn):
-    head = chat(conn, 5)  # user messages at 1, 3, 5, 7, 9
+    head = chat(conn, 14)  # user messages at 1, 3, ..., 27
     keep = pgctx.must_keep(conn, CID, 0, head)
-    assert keep["requests"] == [5, 7, 9] and keep["acknowledgements"] == []
+    assert keep["requests"] == list(range(5, 28, 2)) and keep["acknowledgements"] == []  # the newest 12
     cites = empty_summary(head)
-    cites["user_requests"] = [{"text": "check PX-1004", "source_event_ids": [9]},
-                              {"text": "check PX-1003", "source_event_ids": [7]}]
+    cites["user_requests"] = [{"text": f"check PX-{1000 + (seq - 1) // 2}", "source_event_ids": [seq]}
+                              for seq in range(27, 5, -2)]
     message = refused_in_sql(conn, "PC120", cites, head, tokens=1)
-    assert message.startswith("the summary hides user message 5 ")
+    assert message.startswith("the summary hides user message 5 ") and "newest 12 user messages" in message
     cites["decisions"] = [{"decision": "checked PX-1002", "status": "active", "source_event_ids": [5]}]
+    # (1 and 3, older than the newest 12, may go uncited)
     assert pgctx.fold_violations(conn, CID, base_version=0, base_cursor=0, new_cursor=head, summary=cites,
                                  tokens=1) == []
 

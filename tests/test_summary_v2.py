@@ -266,10 +266,13 @@ def test_the_users_words_are_kept_verbatim_newest_first_once_each(conn):
 
 
 def test_binding_words_outlast_small_talk_under_the_cap(conn):
+    """The newest 12 requests of the range are required (PC120); of the older ones, under the cap
+    of 16, a rule outlasts small talk."""
     add(conn, ("user", {"text": "Never leave the parcel with the neighbours."}),
-        *[("user", {"text": f"Any news, round {n}?"}) for n in range(14)])
+        *[("user", {"text": f"Any news, round {n}?"}) for n in range(20)])
     kept = [r["text"] for r in folded(conn)["user_requests"]]
-    assert len(kept) == 12 and kept[-1] == "Never leave the parcel with the neighbours."
+    assert len(kept) == 16 and kept[-1] == "Never leave the parcel with the neighbours."
+    assert kept[:12] == [f"Any news, round {n}?" for n in range(19, 7, -1)]
 
 
 def test_a_statement_shortened_to_its_values_does_not_bind_and_goes_before_a_rule():

@@ -1,7 +1,8 @@
 """The working context recalls the readings of what the agent turns back to (issue 23):
 pgctx.context_events (170) returns, asked to fill, the folded tool results the summary's active
 tool facts rest on when the unfolded events name the fact's subject again, with their calls
-(section recalled). Every file is applied again, as in 0011. Stored formats are unchanged:
+(section recalled); a fold must cite the newest 12 user requests of its range, not 3 (PC120,
+must_keep in 080, fold_violations in 100). Every file is applied again, as in 0011. Stored formats are unchanged:
 existing rows stay valid, readable and verifiable.
 
 Revision ID: 0017
