@@ -9,6 +9,8 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
@@ -17,13 +19,16 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
+from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
+from langgraph.checkpoint.base.id import uuid6
 from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.serde.types import TASKS
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.prebuilt import ToolNode, tools_condition
-from langgraph.types import Command, interrupt
+from langgraph.types import Command, Send, interrupt
 from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
@@ -376,6 +381,194 @@ def test_async_saver_setup_and_sync_calls_from_another_thread(dsn):
             assert tup is not None
             with pytest.raises(asyncio.InvalidStateError):
                 saver.get_tuple({"configurable": {"thread_id": "t"}})
+
+    asyncio.run(main())
+
+
+# --- what langgraph-checkpoint-postgres's own tests pin down -------------------------------------
+# Each scenario runs on both savers (PgctxSaver's async methods run its sync ones), with LangGraph's
+# own checkpoint format: empty_checkpoint / create_checkpoint write v2, older than the v4 of a run.
+
+@asynccontextmanager
+async def saver_of(kind: str, dsn: str) -> AsyncIterator[Any]:
+    if kind == "sync":
+        with PgctxSaver.from_conn_string(dsn) as saver:
+            yield saver
+    else:
+        async with AsyncPgctxSaver.from_conn_string(dsn) as saver:
+            yield saver
+
+
+async def put_checkpoint(saver: Any, thread_id: str, parent: RunnableConfig | None, step: int,
+                         values: dict[str, Any] | None = None, *, ns: str = "", v: int = 4,
+                         metadata: dict[str, Any] | None = None, checkpoint_id: str | None = None) -> RunnableConfig:
+    """A checkpoint with ``values`` written at this step, as PostgresSaver's prune tests put one."""
+    values = values or {}
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
+    if parent is not None:
+        config["configurable"]["checkpoint_id"] = parent["configurable"]["checkpoint_id"]
+    versions = {channel: saver.get_next_version(str(step)) for channel in values}
+    checkpoint = empty_checkpoint()
+    checkpoint.update(v=v, id=checkpoint_id or str(uuid6(clock_seq=step)), channel_values=values,
+                      channel_versions=versions)
+    return await saver.aput(config, checkpoint, {"source": "loop", "step": step, "parents": {}, **(metadata or {})},
+                            versions)
+
+
+def written(tup: Any) -> list[Any]:
+    return [value for _, _, value in tup.pending_writes]
+
+
+def tombstones(dsn: str, thread_id: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute("SELECT count(*) FROM pgctx.events WHERE conversation_id = %s AND kind = 'lg_delete'",
+                            (thread_id,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_keep_latest_keeps_writes_saved_before_their_checkpoint(dsn, kind):
+    """A run saves a step's writes in the background, where they can land before the step's
+    checkpoint: keep_latest keeps the writes of every id it does not delete a checkpoint of (a
+    namespace with no checkpoint yet included), as PostgresSaver does, and deletes the writes of
+    the checkpoints it deletes."""
+    async def main() -> None:
+        async with saver_of(kind, dsn) as saver:
+            configs = []
+            for step in range(3):
+                configs.append(await put_checkpoint(saver, "ahead", configs[-1] if configs else None, step,
+                                                    {"a": list(range(step + 1))}))
+                await saver.aput_writes(configs[-1], [("a", step)], f"task-{step}")
+            head = configs[-1]
+            ahead = {"configurable": {"thread_id": "ahead", "checkpoint_ns": "",
+                                      "checkpoint_id": str(uuid6(clock_seq=3))}}
+            lone = {"configurable": {"thread_id": "ahead", "checkpoint_ns": "lone",
+                                     "checkpoint_id": str(uuid6(clock_seq=4))}}
+            await saver.aput_writes(ahead, [("a", 3)], "task-3")
+            await saver.aput_writes(lone, [("b", "lone")], "task-lone")
+            with pytest.raises(TypeError):  # a string's characters are not thread ids
+                await saver.aprune("ahead")
+
+            await saver.aprune(["ahead"])
+            await saver.aprune(["ahead"])  # nothing left to delete: no second tombstone
+
+            assert tombstones(dsn, "ahead") == 1
+            assert [t.config async for t in saver.alist({"configurable": {"thread_id": "ahead"}})] == [head]
+            assert written(await saver.aget_tuple(head)) == [2]
+            assert await saver.aget_tuple(configs[0]) is None
+            # the checkpoints saved after the prune find their writes
+            await put_checkpoint(saver, "ahead", head, 3, {"a": [0, 1, 2, 3]},
+                                 checkpoint_id=ahead["configurable"]["checkpoint_id"])
+            await put_checkpoint(saver, "ahead", None, 4, {"b": "x"}, ns="lone",
+                                 checkpoint_id=lone["configurable"]["checkpoint_id"])
+            assert written(await saver.aget_tuple(ahead)) == [3]
+            assert written(await saver.aget_tuple(lone)) == ["lone"]
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_keep_latest_deletes_a_subgraph_call_with_the_checkpoint_it_started_from(dsn, kind):
+    """A subgraph call's namespace (a task id after ":") goes with the root checkpoint it started
+    from once that one is saved and deleted, as with PostgresSaver; a call from the kept root
+    checkpoint, from one not saved yet, and a checkpointer=True subgraph's namespace keep their
+    newest checkpoint."""
+    async def main() -> None:
+        async with saver_of(kind, dsn) as saver:
+            older = await put_checkpoint(saver, "calls", None, 0)
+            head = await put_checkpoint(saver, "calls", older, 1)
+            started_from = {"finished:1": older["configurable"]["checkpoint_id"],
+                            "interrupted:2": head["configurable"]["checkpoint_id"],
+                            "running:3": str(uuid6(clock_seq=2)),
+                            "checkpointer_true": older["configurable"]["checkpoint_id"]}
+            for ns, root in started_from.items():
+                parent = None
+                for step in range(3):
+                    parent = await put_checkpoint(saver, "calls", parent, step, {"a": [step]}, ns=ns,
+                                                  metadata={"parents": {"": root}})
+                    await saver.aput_writes(parent, [("a", step)], f"{ns}-{step}")
+
+            await saver.aprune(["calls"])
+
+            with psycopg.connect(dsn) as conn:  # what psql sees is what the saver reads
+                live = conn.execute("SELECT DISTINCT checkpoint_ns FROM pgctx.langgraph_checkpoints"
+                                    " WHERE thread_id = 'calls' AND live ORDER BY 1").fetchall()
+            assert [ns for (ns,) in live] == ["", "checkpointer_true", "interrupted:2", "running:3"]
+            finished = {"configurable": {"thread_id": "calls", "checkpoint_ns": "finished:1"}}
+            assert [t async for t in saver.alist(finished)] == []
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_pre_v4_checkpoint_reads_its_parents_sends_as_its_tasks_channel(dsn, kind):
+    """Before checkpoint v4 a step's Sends were its parent's TASKS writes; LangGraph now reads
+    them from the TASKS channel, so get_tuple and list move them there (PostgresSaver's
+    _migrate_pending_sends): in task order, each (task, index) once, at the checkpoint's newest
+    version. A v4 checkpoint is read as it was put, and copy_thread copies what was put."""
+    async def main() -> None:
+        async with saver_of(kind, dsn) as saver:
+            config: RunnableConfig = {"configurable": {"thread_id": "sends", "checkpoint_ns": ""}}
+            checkpoint_0 = empty_checkpoint()
+            assert checkpoint_0["v"] < 4  # LangGraph's own format before v4
+            config_0 = await saver.aput(config, checkpoint_0, {}, {})
+            await saver.aput_writes(config_0, [(TASKS, Send("worker", 3))], task_id="task-2")
+            await saver.aput_writes(config_0, [(TASKS, Send("worker", 1)), (TASKS, Send("worker", 2))], task_id="task-1")
+            await saver.aput_writes(config_0, [(TASKS, Send("worker", 9))], task_id="task-2")  # (task-2, 0) again
+            await saver.aput_writes(config_0, [("other", "not a send")], task_id="task-3")
+
+            tuple_0 = await saver.aget_tuple(config_0)  # its own writes stay pending writes
+            assert tuple_0.checkpoint["channel_values"] == {} and tuple_0.checkpoint["channel_versions"] == {}
+
+            checkpoint_1 = create_checkpoint(checkpoint_0, None, 1)
+            checkpoint_1["channel_values"] = {"a": "x"}
+            checkpoint_1["channel_versions"] = {"a": saver.get_next_version(None)}
+            config_1 = await saver.aput(config_0, checkpoint_1, {}, {"a": checkpoint_1["channel_versions"]["a"]})
+
+            sends = [Send("worker", 1), Send("worker", 2), Send("worker", 3)]
+            tuple_1 = await saver.aget_tuple(config_1)
+            assert tuple_1.checkpoint["channel_values"] == {"a": "x", TASKS: sends}
+            assert tuple_1.checkpoint["channel_versions"][TASKS] == checkpoint_1["channel_versions"]["a"]
+            listed = [t async for t in saver.alist({"configurable": {"thread_id": "sends"}})]
+            assert [t.checkpoint for t in listed] == [tuple_1.checkpoint, tuple_0.checkpoint]
+
+            await saver.aput_writes(config_1, [(TASKS, Send("worker", 4))], task_id="task-4")
+            checkpoint_2 = create_checkpoint(checkpoint_1, None, 2)
+            checkpoint_2["v"] = 4  # what a run writes now: its sends are in its own TASKS channel
+            config_2 = await saver.aput(config_1, checkpoint_2, {}, {})
+            assert TASKS not in (await saver.aget_tuple(config_2)).checkpoint["channel_values"]
+
+            await saver.acopy_thread("sends", "sends-copy")
+            copied = await saver.aget_tuple({"configurable": {"thread_id": "sends-copy",
+                                                              "checkpoint_id": checkpoint_1["id"]}})
+            assert copied.checkpoint["channel_values"] == tuple_1.checkpoint["channel_values"]
+            with psycopg.connect(dsn) as conn:  # stored as put, not as read
+                stored = conn.execute(
+                    "SELECT payload->'checkpoint'->'channel_versions' FROM pgctx.langgraph_checkpoints"
+                    " WHERE thread_id = 'sends-copy' AND checkpoint_id = %s", (checkpoint_1["id"],)).fetchone()[0]
+            assert TASKS not in stored
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_keep_latest_keeps_the_parent_holding_a_pre_v4_heads_sends(dsn, kind):
+    """A pre-v4 head reads its sends from its parent's writes: keep_latest keeps that parent and
+    its writes (as PostgresSaver does), so the head still has its sends after a prune."""
+    async def main() -> None:
+        async with saver_of(kind, dsn) as saver:
+            first = await put_checkpoint(saver, "old", None, 0, v=1)
+            await saver.aput_writes(first, [(TASKS, Send("worker", 1))], "task-1")
+            second = await put_checkpoint(saver, "old", first, 1, v=1)
+            head = await put_checkpoint(saver, "old", second, 2, v=1)
+            await saver.aput_writes(second, [(TASKS, Send("worker", 2))], "task-2")
+
+            await saver.aprune(["old"])
+
+            loaded = await saver.aget_tuple(head)
+            assert loaded.checkpoint["channel_values"][TASKS] == [Send("worker", 2)]
+            assert loaded.parent_config == second
+            assert [t.config async for t in saver.alist({"configurable": {"thread_id": "old"}})] == [head, second]
+            assert await saver.aget_tuple(first) is None
 
     asyncio.run(main())
 

@@ -54,6 +54,7 @@ from langgraph.checkpoint.base import (
     writes_sort_key,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.serde.types import TASKS
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from pgctx import db
@@ -89,11 +90,25 @@ _LATEST = ("SELECT seq, payload FROM pgctx.langgraph_thread_checkpoints(%s, ns =
 # messages (1,500 rows: 18.6 against 10.8 ms for the query and its decoding)
 _PARTS = ("SELECT channel, part, depth, seq, payload::text FROM pgctx.langgraph_parts(%s, %s)"
           " UNION ALL SELECT NULL, part, 0, seq, payload::text FROM pgctx.langgraph_writes(%s, %s, %s)")
+# a checkpoint's pending writes alone: a pre-v4 child's sends (_pending_sends)
+_WRITES = "SELECT part, seq, payload::text FROM pgctx.langgraph_writes(%s, %s, %s)"
 _HAS_THREAD = ("SELECT EXISTS (SELECT 1 FROM pgctx.langgraph_thread_checkpoints(%s, newest => 1))")
 _ALL_LIVE = ("SELECT checkpoint_ns, checkpoint_id, seq, payload FROM pgctx.langgraph_thread_checkpoints(%s)"
              " ORDER BY checkpoint_ns, checkpoint_id")
-_LATEST_PER_NS = ("SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_id"
-                  " FROM pgctx.langgraph_thread_checkpoints(%s) ORDER BY checkpoint_ns, checkpoint_id DESC")
+# What keep_latest decides on: every live checkpoint (per namespace newest first), with what it
+# needs of each namespace's head (parent and version: a pre-v4 head's sends are its parent's
+# writes; the root checkpoint a subgraph call started from), and the checkpoint ids whose pending
+# writes count, as pgctx.langgraph_writes decides (an id without a live checkpoint among them is a
+# step whose writes were saved before its checkpoint, or after its checkpoint was deleted): its
+# newest write event is newer than the newest tombstone covering it. Cost: one
+# langgraph_deleted_at per checkpoint id with writes, paid by the prune, not by the reads; each in
+# a statement of its own (a function reading the events, called in a query of them, is a nested
+# distributed read on Citus: scaling.md).
+_PRUNE_LIVE = ("SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, (payload->'checkpoint'->>'v')::int,"
+               " payload->'metadata'->'parents'->>'' FROM pgctx.langgraph_thread_checkpoints(%s)")
+_PRUNE_WRITES = ("SELECT payload->>'ns', payload->>'checkpoint_id', max(seq) FROM pgctx.events"
+                 " WHERE conversation_id = %s AND kind = 'lg_writes' AND payload ? 'checkpoint_id' GROUP BY 1, 2")
+_DELETED_AT = "SELECT pgctx.langgraph_deleted_at(%s, %s, %s)"
 _LIST = ("SELECT seq, payload FROM pgctx.langgraph_thread_checkpoints(%s, ns => %s, checkpoint => %s, before => %s,"
          " metadata => %s, newest => %s)")
 _THREADS = ("SELECT DISTINCT conversation_id FROM pgctx.events WHERE kind = 'lg_checkpoint'"
@@ -407,11 +422,14 @@ class _Store:
         tup, _ = yield from self._rebuild(thread_id, seq, payload, remember=True)
         return tup
 
-    def _rebuild(self, thread_id: str, seq: int, payload: dict[str, Any], remember: bool = False
+    def _rebuild(self, thread_id: str, seq: int, payload: dict[str, Any], remember: bool = False,
+                 migrate: bool = True
                  ) -> db.Op[tuple[CheckpointTuple, list[tuple[dict[str, Any], list[tuple[str, Any]]]]]]:
         """The checkpoint tuple of the lg_checkpoint event ``seq``, and its write events that
         count, each with its (channel, value) pairs. ``remember``: it becomes the thread's state in
-        the cache (a get_tuple is what a run starts from; a list is not)."""
+        the cache (a get_tuple is what a run starts from; a list is not). ``migrate``: a checkpoint
+        older than v4 gets its parent's sends as its TASKS channel, as PostgresSaver reads it (a
+        copy stores the checkpoint as it was put, not as it is read)."""
         ns, checkpoint_id = payload["ns"], payload["checkpoint_id"]
         rows = yield db.Query(_PARTS, (thread_id, seq, thread_id, ns, checkpoint_id))
         records: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
@@ -456,15 +474,45 @@ class _Store:
             "updated_channels": stored.get("updated_channels")}
         if stored.get("rest") is not None:
             checkpoint.update(self._load(*stored["rest"]))
-        loaded = [(event, [(channel, self._write_value(write_seq, kind, data, parts))
-                           for _, channel, kind, data in event["writes"]]) for write_seq, event in writes]
         parent = payload.get("parent_id")
+        if migrate and stored["v"] < 4 and parent:
+            # Before v4 a step's Sends were its parent's TASKS writes, not a channel; LangGraph
+            # reads them from the channel now, so the saver moves them there (PostgresSaver's
+            # _migrate_pending_sends), at the newest version the checkpoint has. A new dict: the
+            # stored versions are what the cache compares a put's with.
+            sends = yield from self._pending_sends(thread_id, ns, parent)
+            if sends:
+                versions = stored["channel_versions"]
+                values[TASKS] = sends
+                checkpoint["channel_versions"] = {**versions, TASKS: max(versions.values()) if versions
+                                                  else next_version(None)}
+        loaded = self._loaded_writes(writes, parts)
         return CheckpointTuple(
             config=_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,  # type: ignore[arg-type]
             metadata=payload["metadata"],
             parent_config=_config(thread_id, ns, parent) if parent else None,
             pending_writes=self._pending(loaded)), loaded
+
+    def _loaded_writes(self, writes: list[tuple[int, dict[str, Any]]], parts: dict[int, dict[str, Any]]
+                       ) -> list[tuple[dict[str, Any], list[tuple[str, Any]]]]:
+        """Each write event (seq, payload) with its (channel, value) pairs."""
+        return [(event, [(channel, self._write_value(write_seq, kind, data, parts))
+                         for _, channel, kind, data in event["writes"]]) for write_seq, event in writes]
+
+    def _pending_sends(self, thread_id: str, ns: str, checkpoint_id: str) -> db.Op[list[Any]]:
+        """The values of the TASKS writes of ``checkpoint_id`` that count, in the order
+        PostgresSaver reads them (task path, task id, index), each (task, index) once; only these
+        writes are deserialized."""
+        writes: list[tuple[int, dict[str, Any]]] = []
+        parts: dict[int, dict[str, Any]] = {}
+        for part, seq, text in (yield db.Query(_WRITES, (thread_id, ns, checkpoint_id))):
+            if part == "writes":
+                event = _parse(text)
+                writes.append((seq, {**event, "writes": [w for w in event["writes"] if w[1] == TASKS]}))
+            else:  # a message a write names
+                parts[seq] = _parse(text)
+        return [value for _, _, value in self._pending(self._loaded_writes(writes, parts))]
 
     def _write_value(self, holder: int, kind: str, data: Any, parts: dict[int, dict[str, Any]]) -> Any:
         if kind in ("lg:message", "lg:messages"):  # messages, stored as message events of their own
@@ -639,15 +687,44 @@ class _Store:
         yield db.End
 
     def prune(self, thread_ids: Sequence[str], strategy: str) -> db.Op[None]:
+        if isinstance(thread_ids, str):  # its characters would be pruned as threads (PostgresSaver refuses it too)
+            raise TypeError("thread_ids must be a sequence of thread IDs, not a str")
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"unknown prune strategy {strategy!r}: 'keep_latest' or 'delete'")
         for thread_id in thread_ids:
             if strategy == "delete":
                 yield from self.delete_thread(thread_id)
                 continue
-            keep = [{"ns": ns, "checkpoint_id": cid} for ns, cid in (yield db.Query(_LATEST_PER_NS, (thread_id,)))]
-            if keep:
-                yield from self._tombstones(thread_id, [{"scope": "all_but", "keep": keep}])
+            live = yield db.Query(_PRUNE_LIVE, (thread_id,))
+            kept = yield from self._kept_by_keep_latest(thread_id, live)
+            if any((ns, cid) not in kept for ns, cid, *_ in live):  # else nothing to delete: no tombstone
+                yield from self._tombstones(thread_id, [{"scope": "all_but", "keep": [
+                    {"ns": ns, "checkpoint_id": cid} for ns, cid in sorted(kept)]}])
+
+    def _kept_by_keep_latest(self, thread_id: str, live: list[tuple[Any, ...]]) -> db.Op[set[tuple[str, str]]]:
+        """The (ns, checkpoint id)s a keep_latest tombstone must leave of a thread whose live
+        checkpoints are ``live``: what PostgresSaver's keep_latest leaves. Per namespace its newest
+        checkpoint, and that one's parent when the head predates v4 and the parent has sends (the
+        head reads them from there). A subgraph call's namespace (a task id after ":") goes with the
+        root checkpoint the call started from, once that one is saved and not kept; a
+        ``checkpointer=True`` subgraph's (no ":") keeps its newest. And every id whose writes count
+        but which has no live checkpoint, outside those calls: a run saves a step's writes in the
+        background, before its checkpoint, and the tombstone covers the ids it does not name."""
+        heads: dict[str, tuple[Any, ...]] = {}
+        for row in live:  # newest first per namespace
+            heads.setdefault(row[0], row)
+        kept: set[tuple[str, str]] = set()
+        for ns, (_, cid, parent, v, _) in heads.items():
+            kept.add((ns, cid))
+            if v < 4 and parent and (yield from self._pending_sends(thread_id, ns, parent)):
+                kept.add((ns, parent))
+        saved = {(ns, cid) for ns, cid, *_ in live}
+        calls = {ns for ns, (*_, root) in heads.items()
+                 if ":" in ns and ("", root) in saved and ("", root) not in kept}
+        for ns, cid, last in (yield db.Query(_PRUNE_WRITES, (thread_id,))):
+            if (ns, cid) not in saved and last > (yield db.Query(_DELETED_AT, (thread_id, ns, cid)))[0][0]:
+                kept.add((ns, cid))
+        return {(ns, cid) for ns, cid in kept if ns not in calls}
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> db.Op[None]:
         if not run_ids:
@@ -678,7 +755,7 @@ class _Store:
               ) -> db.Op[None]:
         yield db.Begin
         for ns, cid, seq, payload in (yield db.Query(_ALL_LIVE, (source,))):
-            tup, writes = yield from self._rebuild(source, seq, payload)
+            tup, writes = yield from self._rebuild(source, seq, payload, migrate=False)
             parent = tup.parent_config["configurable"]["checkpoint_id"] if tup.parent_config else None
             config: RunnableConfig = {"configurable": {"thread_id": target, "checkpoint_ns": ns,
                                                        **({"checkpoint_id": parent} if parent else {})}}
