@@ -264,7 +264,9 @@ COMMENT ON FUNCTION pgctx.refuse_unknown_kind(text) IS
 -- No SET search_path on purpose (as json_schema_error, 070): saving and restoring the setting on
 -- every call cost the single-event append measurably. It is not SECURITY DEFINER, is executable
 -- only by the owner, schema-qualifies what it calls, and its callers (events_chain,
--- append_events) are definer functions that pin the path.
+-- append_events, 200's retract_last and clear_view) are definer functions that pin the path and
+-- turn seq scans off (080: plans that do not depend on first-seen statistics), which its reads
+-- are then planned with.
 CREATE OR REPLACE FUNCTION pgctx.lock_conversation(conversation_id text, tenant text)
 RETURNS pgctx.conversations
 LANGUAGE plpgsql AS $$
@@ -334,7 +336,8 @@ COMMENT ON FUNCTION pgctx.lock_conversation(text, text) IS
 -- points to is inserted by this same statement, after this trigger.
 CREATE OR REPLACE FUNCTION pgctx.events_chain() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET enable_seqscan = off AS $$
 DECLARE
     checked  pgctx.canonical_payload_forms;
     prior    record;
