@@ -1,0 +1,32 @@
+"""Plans that do not depend on first-seen statistics (issue 25, item 5): a client event key is
+unique through a partial unique index of the events that have one, events_event_key (030), instead
+of the constraint UNIQUE (conversation_id, event_key), whose index, holding every event, was a
+candidate for every read of a conversation and read a whole conversation in plans made on small
+tables; every function an agent turn runs sets enable_seqscan = off (080 says why), and the
+per-turn reads that a plan made on small tables could stretch over the history (fold_triggers'
+range, pinned_evidence's answers after the fold, fold_boundary's approvals after it) read their
+range by primary key. Building the index reads the log once and holds appends meanwhile, unless it
+was built CONCURRENTLY beforehand (docs/dba.md). Every file is applied again, as in 0011. Stored
+formats are unchanged: existing rows stay valid, readable and verifiable.
+
+Revision ID: 0017
+Revises: 0016
+Create Date: 2026-12-11
+"""
+
+from alembic import op
+
+from pgctx.schema import apply_sql_files, sql_files
+
+revision = "0017"
+down_revision = "0016"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    apply_sql_files(op.get_bind().connection.dbapi_connection, [f.name for f in sql_files()])
+
+
+def downgrade() -> None:
+    raise NotImplementedError("pgctx migrations are forward-only: the event log is append-only")
