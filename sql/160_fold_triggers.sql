@@ -90,9 +90,11 @@ BEGIN
     -- primary key bounds the read in any plan (joined to a row holding them, a plan made on small
     -- tables read the whole conversation and filtered it: 080, plans that do not depend on
     -- first-seen statistics); NULL, and no range, for no such conversation
-    SELECT coalesce(to_seq, c.head_seq) INTO range_hi
-      FROM pgctx.conversations c
-     WHERE c.conversation_id = fold_triggers.conversation_id;
+    range_hi := to_seq;
+    IF range_hi IS NULL THEN
+        SELECT c.head_seq INTO range_hi FROM pgctx.conversations c
+         WHERE c.conversation_id = fold_triggers.conversation_id;
+    END IF;
     RETURN QUERY
     WITH bounds AS MATERIALIZED (
         -- the committed fold (its summary and token count read too) only when no from_seq is given
@@ -266,17 +268,13 @@ BEGIN
           FROM pgctx.tool_calls(fold_boundary.conversation_id, lo, boundary) t
          WHERE t.call_seq > lo
            AND t.result_seq > boundary;
-        -- (the approvals after the boundary: the events after it by primary key into a
-        -- materialized CTE, filtered by kind there, see 080; asked for "approvals after a seq", a
-        -- plan may read every approval of the conversation through events_approval instead)
-        WITH after_boundary AS MATERIALIZED (
-            SELECT e.kind, CASE WHEN e.kind = 'approval' THEN e.payload END AS payload
-              FROM pgctx.events e
-             WHERE e.conversation_id = fold_boundary.conversation_id AND e.seq > boundary
-        )
+        -- (the approvals after the boundary: the events after it by primary key, filtered by kind
+        -- outside the subquery, which OFFSET 0 keeps whole; asked for "approvals after a seq", a
+        -- plan may read every approval of the conversation through events_approval instead: 080)
         SELECT least(earlier, min(x.seq) - 1) INTO earlier
           FROM (SELECT (e.payload->>'scopes_event')::bigint AS seq
-                  FROM after_boundary e
+                  FROM (SELECT a.kind, a.payload FROM pgctx.events a
+                         WHERE a.conversation_id = fold_boundary.conversation_id AND a.seq > boundary OFFSET 0) e
                  WHERE e.kind = 'approval' AND jsonb_typeof(e.payload->'scopes_event') = 'number'
                    AND (e.payload->>'scopes_event')::numeric > lo
                    AND (e.payload->>'scopes_event')::numeric <= boundary
