@@ -174,5 +174,6 @@ def test_a_pool_that_planned_on_empty_tables_reads_what_a_turn_needs_not_the_his
     # 4. what each statement read did not grow with the history
     report = "\n".join(f"  {name}: {figures[N][name]} buffers at {N} events, {figures[2 * N][name]} at {2 * N}"
                        for name in figures[N])
+    print(f"{stats}:\n{report}")  # (pytest -rP shows it: docs/benchmarks.md quotes it)
     grew = [name for name in figures[N] if figures[2 * N][name] > 1.25 * figures[N][name] + 30]
     assert not grew, f"reads grew with the history ({stats}): {grew}\n{report}"
