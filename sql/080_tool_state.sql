@@ -92,7 +92,8 @@ COMMENT ON FUNCTION pgctx.declare_tool(text, text, text[], text) IS
 --     event key) names that index's columns, so that index costs at most what the primary key
 --     does under any statistics, and wins a tie (the planner keeps the newest index: the primary
 --     key is the oldest, and stays so through a dump and restore).
--- What this costs: ~0.2 us per call of one more setting (bench/ab.py context: docs/benchmarks.md).
+-- What this costs: ~0.2 us per call of one more setting; a turn's reads measured no slower
+-- (bench/ab_statements.py, docs/benchmarks.md).
 CREATE INDEX IF NOT EXISTS events_call_id ON pgctx.events (conversation_id, (payload->>'call_id'), seq)
     WHERE kind IN ('tool_call', 'tool_result', 'status_query');
 CREATE INDEX IF NOT EXISTS events_recovery ON pgctx.events (conversation_id, seq) WHERE kind = 'recovery';
