@@ -156,7 +156,8 @@ COMMENT ON FUNCTION pgctx.register_tenant(text) IS
 -- status change.
 CREATE OR REPLACE FUNCTION pgctx.conversations_guard() RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET enable_seqscan = off AS $$
 BEGIN
     IF TG_OP IN ('DELETE', 'TRUNCATE') THEN
         RAISE EXCEPTION USING

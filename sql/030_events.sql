@@ -131,8 +131,7 @@ CREATE TABLE IF NOT EXISTS pgctx.events (
     hash             bytea NOT NULL,
     tokens           integer CHECK (tokens >= 0),
     created_at       timestamptz NOT NULL,
-    PRIMARY KEY (conversation_id, seq),
-    UNIQUE (conversation_id, event_key)
+    PRIMARY KEY (conversation_id, seq)
 );
 -- Chain format v2 (010) and erasure (190): the random salt of the payload digest (NULL for v1
 -- events and once erased), the digest the hash binds (NULL for v1 events; kept when erased), and
@@ -145,6 +144,22 @@ ALTER TABLE pgctx.events
 -- No default for created_at (before 0010: now()): the trigger tells a time the caller chose, which
 -- it refuses (below), from none by NULL.
 ALTER TABLE pgctx.events ALTER COLUMN created_at DROP DEFAULT;
+
+-- A client event key is unique per conversation: a partial unique index, of the events that have
+-- a key (before 0017: the table constraint UNIQUE (conversation_id, event_key), whose index held a
+-- NULL entry for every event). Partial so that only a lookup by key can use it: with the whole
+-- table in it, it was a candidate for every query of one conversation (its first column), and on
+-- tables that were empty or small when a session planned, a read of a seq range (fold_status's
+-- unfolded tokens, the head row guard's check of the head event) picked it over the primary key
+-- (the two cost the same there, and the planner keeps the newer index) and then read the whole
+-- conversation, for as long as the session kept that plan (measured: 520 buffers instead of 13 at
+-- 6,000 events; docs/benchmarks.md). A key lookup (conversation_id = ... AND event_key = ...)
+-- implies event_key IS NOT NULL, so it still uses this index; NULL keys never conflicted anyway.
+-- Existing installations: `pgctx migrate` builds it (appends wait meanwhile) unless it exists
+-- already (docs/dba.md: build it CONCURRENTLY first), then drops the constraint.
+CREATE UNIQUE INDEX IF NOT EXISTS events_event_key ON pgctx.events (conversation_id, event_key)
+    WHERE event_key IS NOT NULL;
+ALTER TABLE pgctx.events DROP CONSTRAINT IF EXISTS events_conversation_id_event_key_key;
 
 -- Erasure events and erased events, found without reading the log (verify_chain, 190).
 CREATE INDEX IF NOT EXISTS events_erasure ON pgctx.events (conversation_id, seq)
@@ -249,7 +264,9 @@ COMMENT ON FUNCTION pgctx.refuse_unknown_kind(text) IS
 -- No SET search_path on purpose (as json_schema_error, 070): saving and restoring the setting on
 -- every call cost the single-event append measurably. It is not SECURITY DEFINER, is executable
 -- only by the owner, schema-qualifies what it calls, and its callers (events_chain,
--- append_events) are definer functions that pin the path.
+-- append_events, 200's retract_last and clear_view) are definer functions that pin the path and
+-- turn seq scans off (080: plans that do not depend on first-seen statistics), which its reads
+-- are then planned with.
 CREATE OR REPLACE FUNCTION pgctx.lock_conversation(conversation_id text, tenant text)
 RETURNS pgctx.conversations
 LANGUAGE plpgsql AS $$
@@ -319,7 +336,8 @@ COMMENT ON FUNCTION pgctx.lock_conversation(text, text) IS
 -- points to is inserted by this same statement, after this trigger.
 CREATE OR REPLACE FUNCTION pgctx.events_chain() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET enable_seqscan = off AS $$
 DECLARE
     checked  pgctx.canonical_payload_forms;
     prior    record;

@@ -34,7 +34,8 @@ CREATE OR REPLACE FUNCTION pgctx.append_event(
     tokens integer DEFAULT NULL
 ) RETURNS bigint
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET enable_seqscan = off AS $$
 DECLARE
     new_seq bigint;
 BEGIN
@@ -64,7 +65,8 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pgctx, pg_temp
 -- Generic plans: with custom ones PostgreSQL planned the INSERT again for every call, copying the
 -- batch's arrays into the plan as constants (~10k instructions per event, bench/instructions.py).
-SET plan_cache_mode = force_generic_plan AS $$
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off AS $$
 #variable_conflict use_variable
 DECLARE
     conv      pgctx.conversations%ROWTYPE;
@@ -175,7 +177,8 @@ COMMENT ON FUNCTION pgctx.append_events(text, jsonb, text) IS
 -- with its hash (the row trigger lets it through), the head moved. Returns its seq.
 CREATE OR REPLACE FUNCTION pgctx.append_chained(conv pgctx.conversations, kind text, payload jsonb) RETURNS bigint
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET enable_seqscan = off AS $$
 DECLARE
     checked pgctx.canonical_payload_forms := pgctx.checked_payload(payload, NULL);
     salt    bytea := pgctx.new_salt();

@@ -74,6 +74,26 @@ COMMENT ON FUNCTION pgctx.declare_tool(text, text, text[], text) IS
 -- The functions that run on every fold or turn also SET jit = off: over a long history their
 -- plans are estimated past jit_above_cost, and compiling them (tens to hundreds of ms) costs far
 -- more than running them (a few ms of index lookups).
+--
+-- Plans that do not depend on the statistics they were first made with: a session keeps its
+-- plans (generic ones, for the statements of functions with plan_cache_mode = force_generic_plan
+-- and, after five calls, for most others), so one planned while the tables were empty or small
+-- keeps reading as it did then after the log has grown, until an ANALYZE invalidates it (measured:
+-- seq scans of the whole log, 23,000 buffers a turn at 14,000 events, where 260 do;
+-- docs/benchmarks.md). So every function a turn runs (an append and its triggers, fold_status
+-- with nothing due, context_events and their helpers; tests/test_stale_plans.py) reads one
+-- conversation only through an index on its key whatever the statistics say:
+--   * SET enable_seqscan = off: the planner takes a seq scan only where no index applies (none of
+--     these statements), so a small table's statistics cannot make one of the plan;
+--   * a read of a seq range has the primary key as its one usable index: the other indexes of
+--     the log are partial (a key lookup's, 030, included), and a range read filtered by kind reads
+--     the range by primary key into a materialized CTE and filters there (above);
+--   * a lookup that has an index of its own (a call id, a clear, a retraction, a milestone, an
+--     event key) names that index's columns, so that index costs at most what the primary key
+--     does under any statistics, and wins a tie (the planner keeps the newest index: the primary
+--     key is the oldest, and stays so through a dump and restore).
+-- What this costs: ~0.2 us per call of one more setting; a turn's reads measured no slower
+-- (bench/ab_statements.py, docs/benchmarks.md).
 CREATE INDEX IF NOT EXISTS events_call_id ON pgctx.events (conversation_id, (payload->>'call_id'), seq)
     WHERE kind IN ('tool_call', 'tool_result', 'status_query');
 CREATE INDEX IF NOT EXISTS events_recovery ON pgctx.events (conversation_id, seq) WHERE kind = 'recovery';
@@ -94,7 +114,8 @@ RETURNS TABLE (conversation_id text, after_seq bigint, upto_seq bigint)
 LANGUAGE plpgsql STABLE ROWS 1
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 DECLARE
     part   text := of_conversation;
     source text;
@@ -139,7 +160,8 @@ RETURNS TABLE (call_id text, role text, seq bigint, kind text, payload jsonb)
 -- Generic plans kept for the session, as tool_calls' (planning these lookups for each call's
 -- values cost more than running them). Its callers turn JIT off and pin the search path.
 LANGUAGE plpgsql STABLE
-SET plan_cache_mode = force_generic_plan AS $$
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off AS $$
 #variable_conflict use_column
 DECLARE
     bound      bigint := coalesce(upto, 9223372036854775807);
@@ -226,7 +248,8 @@ RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 #variable_conflict use_column
 DECLARE
     part_ids   text[];
@@ -398,7 +421,8 @@ COMMENT ON FUNCTION pgctx.open_approvals(text, bigint) IS
 -- PL/pgSQL: a SQL function whose body has a FROM is not inlined as a scalar, and Citus cannot
 -- plan a SQL function's parameters (scaling.md).
 CREATE OR REPLACE FUNCTION pgctx.last_clear(conversation_id text, upto bigint) RETURNS bigint
-LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET enable_seqscan = off AS $$
 BEGIN
     RETURN (SELECT coalesce(max(v.seq), 0) FROM pgctx.events v
          WHERE v.conversation_id = last_clear.conversation_id AND v.kind = 'clear' AND v.seq <= upto);

@@ -63,7 +63,8 @@ CREATE OR REPLACE FUNCTION pgctx.base_fold(conversation_id text, base_version in
                                            OUT summary jsonb, OUT tokens bigint)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 DECLARE
     source         text := base_fold.conversation_id;
     source_version integer := base_version;
@@ -86,7 +87,8 @@ COMMENT ON FUNCTION pgctx.base_fold(text, integer) IS
 CREATE OR REPLACE FUNCTION pgctx.base_summary(conversation_id text, base_version integer) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 BEGIN
     RETURN (SELECT f.summary FROM pgctx.base_fold(base_summary.conversation_id, base_summary.base_version) f);
 END
@@ -98,7 +100,8 @@ COMMENT ON FUNCTION pgctx.base_summary(text, integer) IS
 CREATE OR REPLACE FUNCTION pgctx.base_summary_tokens(conversation_id text, base_version integer) RETURNS bigint
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 BEGIN
     RETURN (SELECT f.tokens FROM pgctx.base_fold(base_summary_tokens.conversation_id,
                                                  base_summary_tokens.base_version) f);
@@ -145,7 +148,8 @@ CREATE OR REPLACE FUNCTION pgctx.committed_fold(conversation_id text,
                                                 OUT version integer, OUT cursor bigint, OUT summary jsonb)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 DECLARE
     found_row record;
 BEGIN

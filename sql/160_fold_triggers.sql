@@ -69,11 +69,13 @@ RETURNS TABLE (trigger_class text, reason text, evidence bigint[], risk jsonb)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 #variable_conflict use_column
 DECLARE
     carried jsonb := previous;
     range_lo bigint := from_seq;
+    range_hi bigint;
     range_calls jsonb;
 BEGIN
     -- the committed fold and the range's tool calls in statements of their own, passed into the
@@ -84,11 +86,20 @@ BEGIN
           FROM pgctx.committed_fold(fold_triggers.conversation_id) f;
     END IF;
     SELECT jsonb_agg(t) INTO range_calls FROM pgctx.tool_calls(fold_triggers.conversation_id, range_lo, to_seq) t;
+    -- the range's end too: the range below is read with both its ends as values, so that the
+    -- primary key bounds the read in any plan (joined to a row holding them, a plan made on small
+    -- tables read the whole conversation and filtered it: 080, plans that do not depend on
+    -- first-seen statistics); NULL, and no range, for no such conversation
+    range_hi := to_seq;
+    IF range_hi IS NULL THEN
+        SELECT c.head_seq INTO range_hi FROM pgctx.conversations c
+         WHERE c.conversation_id = fold_triggers.conversation_id;
+    END IF;
     RETURN QUERY
     WITH bounds AS MATERIALIZED (
         -- the committed fold (its summary and token count read too) only when no from_seq is given
         SELECT range_lo AS lo,
-               coalesce(to_seq, c.head_seq) AS hi,
+               range_hi AS hi,
                coalesce(fold_triggers.summary_tokens,
                         CASE WHEN from_seq IS NULL THEN
                             (SELECT k.tokens FROM pgctx.checkpoints k  -- correlated: see 170 (fold)
@@ -99,8 +110,8 @@ BEGIN
          WHERE c.conversation_id = fold_triggers.conversation_id
     ), range AS MATERIALIZED (
         SELECT e.seq, e.kind, e.payload, e.tokens
-          FROM pgctx.events e, bounds b
-         WHERE e.conversation_id = fold_triggers.conversation_id AND e.seq > b.lo AND e.seq <= b.hi
+          FROM pgctx.events e
+         WHERE e.conversation_id = fold_triggers.conversation_id AND e.seq > range_lo AND e.seq <= range_hi
     ), calls AS MATERIALIZED (
         SELECT t.* FROM bounds b,  -- (none for no such conversation)
                jsonb_to_recordset(range_calls) AS t(call_id text, tool text, effect text, idempotency_key text,
@@ -231,7 +242,8 @@ COMMENT ON FUNCTION pgctx.fold_triggers(text, bigint, bigint, bigint, bigint, js
 CREATE OR REPLACE FUNCTION pgctx.fold_boundary(conversation_id text, upto bigint DEFAULT NULL) RETURNS bigint
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 DECLARE
     lo       bigint;
     boundary bigint;
@@ -256,11 +268,14 @@ BEGIN
           FROM pgctx.tool_calls(fold_boundary.conversation_id, lo, boundary) t
          WHERE t.call_seq > lo
            AND t.result_seq > boundary;
+        -- (the approvals after the boundary: the events after it by primary key, filtered by kind
+        -- outside the subquery, which OFFSET 0 keeps whole; asked for "approvals after a seq", a
+        -- plan may read every approval of the conversation through events_approval instead: 080)
         SELECT least(earlier, min(x.seq) - 1) INTO earlier
           FROM (SELECT (e.payload->>'scopes_event')::bigint AS seq
-                  FROM pgctx.events e
-                 WHERE e.conversation_id = fold_boundary.conversation_id AND e.kind = 'approval'
-                   AND e.seq > boundary AND jsonb_typeof(e.payload->'scopes_event') = 'number'
+                  FROM (SELECT a.kind, a.payload FROM pgctx.events a
+                         WHERE a.conversation_id = fold_boundary.conversation_id AND a.seq > boundary OFFSET 0) e
+                 WHERE e.kind = 'approval' AND jsonb_typeof(e.payload->'scopes_event') = 'number'
                    AND (e.payload->>'scopes_event')::numeric > lo
                    AND (e.payload->>'scopes_event')::numeric <= boundary
                 UNION ALL  -- a retracted event stays with its retraction (200)
@@ -312,7 +327,8 @@ CREATE OR REPLACE FUNCTION pgctx.fold_status(conversation_id text, capacity bigi
     OUT full_boundary bigint, OUT due boolean, OUT reason text, OUT evidence_tokens bigint)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 DECLARE
     raw_from       bigint;
     size           bigint;

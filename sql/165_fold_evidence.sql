@@ -44,7 +44,8 @@ CREATE OR REPLACE FUNCTION pgctx.risk_live(conversation_id text, risk jsonb, seq
 RETURNS boolean
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 DECLARE
     newest bigint := (SELECT max(s) FROM unnest(seqs) AS s);
     calls  jsonb;

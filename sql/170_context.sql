@@ -37,7 +37,8 @@ RETURNS TABLE (seq bigint, kind text, payload jsonb, tokens integer, reason text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 #variable_conflict use_column
 DECLARE
     head       bigint;
@@ -70,17 +71,22 @@ BEGIN
                         WHERE r.conversation_id = pinned_evidence.conversation_id AND r.kind = 'retraction'
                           AND r.seq > fold_cursor);
     -- the results and status answers after the fold (not retracted), each with its call's first
-    -- tool_call in the conversation's own events (by call id: events_call_id, "+ 0": see 080)
+    -- tool_call in the conversation's own events (by call id: events_call_id, "+ 0": see 080).
+    -- The events after the fold by primary key, filtered by kind outside the subquery, which
+    -- OFFSET 0 keeps whole (see 080): asked for "results after a seq", a plan may read every tool
+    -- event of the conversation through events_call_id instead, which a generic plan does where
+    -- tool events are a small share of the log.
     SELECT array_agg(a.seq ORDER BY a.seq), array_agg(a.payload->>'call_id' ORDER BY a.seq),
            array_agg(c.seq ORDER BY a.seq)
       INTO answer_seqs, answer_calls, call_seqs
-      FROM pgctx.events a
+      FROM (SELECT r.seq, r.kind, r.payload FROM pgctx.events r
+             WHERE r.conversation_id = pinned_evidence.conversation_id AND r.seq > greatest(fold_cursor, cleared)
+            OFFSET 0) a
       LEFT JOIN LATERAL (SELECT e.seq FROM pgctx.events e
                           WHERE e.conversation_id = pinned_evidence.conversation_id AND e.kind = 'tool_call'
                             AND e.payload->>'call_id' = a.payload->>'call_id' AND e.seq > part_after[1]
                           ORDER BY e.seq + 0 LIMIT 1) c ON true
-     WHERE a.conversation_id = pinned_evidence.conversation_id AND a.seq > greatest(fold_cursor, cleared)
-       AND a.kind IN ('tool_result', 'status_query') AND a.seq <> ALL (retracted);
+     WHERE a.kind IN ('tool_result', 'status_query') AND a.seq <> ALL (retracted);
     -- for a branch, the call may have been made in a source's part (earlier seqs): one
     -- conversation per statement, the newest source first, so the oldest part holding the call
     -- decides (as 080 call_events finds a call)
@@ -146,7 +152,8 @@ RETURNS TABLE (section text, seq bigint, kind text, payload jsonb, tokens intege
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pgctx, pg_temp
 SET plan_cache_mode = force_generic_plan
-SET jit = off AS $$
+SET jit = off
+SET enable_seqscan = off AS $$
 #variable_conflict use_column
 DECLARE
     fold_version  integer;

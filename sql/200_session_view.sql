@@ -29,7 +29,8 @@
 CREATE OR REPLACE FUNCTION pgctx.retract_last(conversation_id text)
 RETURNS TABLE (seq bigint, kind text, payload jsonb)
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET enable_seqscan = off AS $$
 #variable_conflict use_column
 DECLARE
     head   pgctx.fold_heads%ROWTYPE := pgctx.lock_fold_head(retract_last.conversation_id);
@@ -60,7 +61,8 @@ COMMENT ON FUNCTION pgctx.retract_last(text) IS
 
 CREATE OR REPLACE FUNCTION pgctx.clear_view(conversation_id text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pgctx, pg_temp AS $$
+SET search_path = pg_catalog, pgctx, pg_temp
+SET enable_seqscan = off AS $$
 BEGIN
     RETURN pgctx.append_chained(pgctx.lock_conversation(clear_view.conversation_id, NULL), 'clear', '{}');
 END
