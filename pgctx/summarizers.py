@@ -34,7 +34,7 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    last stated or used: a fact whose value a later event repeats (a call's argument, a message)
    moves to the end.
 4. **The user's own words** (requests, preferences, constraints) are kept verbatim, newest first,
-   with their source seqs (a repeated statement is kept once, citing each time it was said; a
+   with their source seqs (a repeated statement is kept once, citing the newest 12 times it was said; a
    message over STATEMENT_CHARS as its first sentence and every sentence that binds or holds a
    value); bare acknowledgements ("ok", "thanks": ``must_keep``'s list, pgctx.acknowledgement) are
    not.
@@ -85,7 +85,8 @@ from pgctx.tokens import Budget
 APPROVAL = "await approval "
 LITERALS = "(values only) "  # a statement rule 7 shortened to the values the user typed
 UNRESOLVED = ("planned", "running", "unknown")
-CAPS = {"decisions": 8, "open_questions": 8, "constraints": 12, "user_requests": 16}
+REQUIRED_REQUESTS = 12  # the newest user requests of a fold's range the database requires cited (PC120, 080)
+CAPS = {"decisions": 8, "open_questions": 8, "constraints": 12, "user_requests": REQUIRED_REQUESTS + 4}
 GOAL_CHARS = 160  # the goal's start: the user's words are kept whole among the statements
 SAID_CHARS = 300  # what the agent said, as a decision
 HOLLOW_FIELDS = 2  # what a range of tool results only keeps when the size bound dropped its facts
@@ -312,7 +313,8 @@ def _statement(s: dict[str, Any], text: str, seq: int) -> None:
     sources = [seq]
     for old in [r for r in s["user_requests"] if r["text"].casefold() == text.casefold()]:
         s["user_requests"].remove(old)
-        sources += old["source_event_ids"][:2]
+        # the newest times it was said: as many as PC120 may require of one fold's range
+        sources += old["source_event_ids"][:REQUIRED_REQUESTS - 1]
     s["user_requests"].insert(0, {"text": text, "source_event_ids": sources})
 
 

@@ -265,6 +265,12 @@ def test_the_users_words_are_kept_verbatim_newest_first_once_each(conn):
         {"text": "Where is it now?", "source_event_ids": [3]}]
 
 
+def test_a_request_said_again_and_again_cites_the_newest_times_the_database_requires(conn):
+    asked = add(conn, *[("user", {"text": "Any news on PX-1?"}) for _ in range(14)])
+    (entry,) = folded(conn)["user_requests"]  # (prepare_fold refuses it if one of the newest 12 is uncited)
+    assert entry["source_event_ids"] == asked[::-1][:12]
+
+
 def test_binding_words_outlast_small_talk_under_the_cap(conn):
     """The newest 12 requests of the range are required (PC120); of the older ones, under the cap
     of 16, a rule outlasts small talk."""
