@@ -75,6 +75,7 @@ DECLARE
     affected   text[];
     frontier   text[];
     removed    jsonb;
+    kept       jsonb;
     s          bigint;
     branch     text;
     gone       record;
@@ -145,15 +146,25 @@ BEGIN
                AND (k.conversation_id <> erase.conversation_id OR k.cursor >= first_seq)
              GROUP BY k.conversation_id) k;
 
+    -- what the erased events keep for the ledger (030), bound to the chain by the erasure event
+    SELECT jsonb_object_agg(k.seq::text, k.fields) INTO kept
+      FROM (SELECT e.seq, pgctx.erased_payload(0, e.kind, e.payload) - 'pgctx_erased' AS fields
+              FROM pgctx.events e
+             WHERE e.conversation_id = erase.conversation_id AND e.seq = ANY (targets)
+               AND cardinality(pgctx.erasure_kept_fields(e.kind)) > 0) k
+     WHERE k.fields <> '{}'::jsonb;
+
     -- 1. the erasure event
     s := pgctx.append_chained(conv, 'erasure', jsonb_build_object(
         'seqs', ranges, 'count', cardinality(targets), 'reason', reason, 'erased_by', session_user::text,
         'erased_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-        'checkpoints_removed', removed));
+        'checkpoints_removed', removed)
+        || CASE WHEN kept IS NOT NULL THEN jsonb_build_object('kept_digest', pgctx.erasure_kept_digest(kept))
+                ELSE '{}'::jsonb END);
 
     -- 2. the events
     UPDATE pgctx.events e
-       SET payload = pgctx.erased_payload(s), salt = NULL, tokens = NULL, erased_in = s
+       SET payload = pgctx.erased_payload(s, e.kind, e.payload), salt = NULL, tokens = NULL, erased_in = s
      WHERE e.conversation_id = erase.conversation_id AND e.seq = ANY (targets);
 
     -- 3. the checkpoints built on erased content
