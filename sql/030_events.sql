@@ -28,9 +28,9 @@
 --     PC005.
 --   * DELETE and TRUNCATE are refused (PC006) by triggers marked ENABLE ALWAYS, so replica mode
 --     does not skip them. The one UPDATE allowed is an erasure (190): the payload becomes
---     exactly pgctx.erased_payload(N, kind, old payload) — the marker {"pgctx_erased": N} plus,
---     for a tool_call, tool_result or status_query, the ledger's identifiers the old payload held
---     (below), unchanged —, salt and tokens become NULL and erased_in = N, the seq of an erasure
+--     exactly pgctx.erased_payload(N, kind, old payload) (the marker {"pgctx_erased": N} plus,
+--     for a tool_call, tool_result or status_query, the ledger's ids the old payload held,
+--     unchanged: below), salt and tokens become NULL and erased_in = N, the seq of an erasure
 --     event of the same conversation that lists this event; nothing else changes, an erased
 --     event stays erased, and an erasure event is never erased. Anything else is PC006.
 --   * Erasure, retraction and clear events are written only by their functions (190
