@@ -197,7 +197,7 @@ def verify_bundle(
                 return report(False, checked, seq, f"seq {seq} is marked erased by seq {erased_in}, but that erasure "
                                                    "does not list it or the event still holds content or a salt")
             erased[seq] = erased_in
-            if len(payload) > 1:
+            if len(payload) > 1:  # (what it keeps: checked just above to be all it holds)
                 kept[seq] = {k: v for k, v in payload.items() if k != "pgctx_erased"}
             v1_erased += digest is None
         if kind == "erasure" and erased_in is None:

@@ -156,14 +156,19 @@ BEGIN
                      -- an erasure event: whether the fields its erased events keep (030) are the
                      -- ones it recorded (kept_digest; absent when none keeps any). By primary key
                      -- over the seqs it lists, the conversation named by the argument (as above).
+                     -- Over what each keeps (its erased_payload), so that anything else an erased
+                     -- event holds is reported at that event (erasure_ok), not here: a range
+                     -- verified after it (prepare_fold's, recover's) does not fail for it.
                      CASE WHEN e.kind = 'erasure' AND jsonb_typeof(e.payload->'seqs') = 'array'
                           THEN pgctx.erasure_kept_digest(
-                                   (SELECT jsonb_object_agg(x.seq::text, x.payload - 'pgctx_erased')
+                                   (SELECT jsonb_object_agg(x.seq::text, k.fields)
                                       FROM jsonb_array_elements(e.payload->'seqs') r,
                                            generate_series((r->>0)::bigint, (r->>1)::bigint) q,
-                                           pgctx.events x
+                                           pgctx.events x,
+                                           LATERAL (SELECT pgctx.erased_payload(x.erased_in, x.kind, x.payload)
+                                                           - 'pgctx_erased' AS fields) k
                                      WHERE x.conversation_id = verify_chain.conversation_id AND x.seq = q
-                                       AND x.erased_in = e.seq AND x.payload - 'pgctx_erased' <> '{}'::jsonb))
+                                       AND x.erased_in = e.seq AND k.fields <> '{}'::jsonb))
                                IS NOT DISTINCT FROM e.payload->>'kept_digest'
                      END AS kept_ok
                 FROM pgctx.events e
