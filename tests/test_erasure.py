@@ -696,3 +696,20 @@ def test_calls_erased_before_calls_kept_their_ids_stay_valid_and_readable(conn):
     assert conn.execute(LEDGER, ("ledger",)).fetchall()[1][-1] == [6]
     assert pgctx.verify(conn, "ledger").ok and pgctx.verify_bundle(bundle(conn, "ledger")).ok
     assert pgctx.fold(conn, "ledger", force=True).committed
+
+
+def test_a_tampered_erased_call_is_reported_at_itself_not_at_its_erasure(conn):
+    """What else an erased event holds is reported at that event; its erasure's kept_digest reads
+    only what the event keeps, so a range verified after the event (a resumed verify, a fold's
+    range) does not fail at the erasure for it (found by the stateful fuzz)."""
+    calls_story(conn)
+    pgctx.erase(conn, "ledger", seqs=[2], reason="x")  # the erasure event is seq 8
+    conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+    try:
+        conn.execute("UPDATE pgctx.events SET payload = payload || '{\"tampered\": 1}'"
+                     " WHERE conversation_id = 'ledger' AND seq = 2")
+    finally:
+        conn.execute("ALTER TABLE pgctx.events ENABLE TRIGGER USER")
+    whole = pgctx.verify(conn, "ledger")
+    assert (whole.ok, whole.first_bad_seq) == (False, 2) and "marked erased" in whole.reason
+    assert pgctx.verify(conn, "ledger", from_seq=2).ok
