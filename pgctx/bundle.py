@@ -14,8 +14,9 @@ Format (one JSON object per line, UTF-8, lines end with "\\n" only):
 The verifier recomputes the genesis from the conversation id (a branch's genesis is its source's
 hash at the fork point: verify the source's bundle to prove it) and every hash with
 :mod:`pgctx.canonical`, the byte-for-byte Python twin of the SQL canonical form, checks erasures
-as ``pgctx.verify_chain`` does (an erased event carries the marker, no salt, and is listed by its
-erasure event; every listed event is erased) and reports the first bad seq and, when consistent,
+as ``pgctx.verify_chain`` does (an erased event carries the marker and the ids its kind keeps, no
+salt, and is listed by its erasure event; every listed event is erased; the kept ids match the
+erasure's kept_digest) and reports the first bad seq and, when consistent,
 each erasure, in the same words. Payloads are read and canonicalised without recursion, so any
 depth the database stores verifies here too.
 """
@@ -29,7 +30,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from pgctx import db
-from pgctx.canonical import canonical_json, event_hash, event_hash_v2, genesis_hash, loads, payload_digest
+from pgctx.canonical import (canonical_json, erased_payload, erasure_kept_digest, event_hash, event_hash_v2,
+                             genesis_hash, loads, payload_digest)
 from pgctx.errors import BundleError, ConversationNotFound, PgctxError
 from pgctx.eventlog import ChainReport
 
@@ -156,6 +158,7 @@ def verify_bundle(
 
     erasures: list[tuple[int, dict[str, Any]]] = []  # (seq, payload) of each erasure event
     erased: dict[int, int] = {}  # erased seq -> the erasure that claims it, until that erasure lists it
+    kept: dict[int, dict[str, Any]] = {}  # erased seq -> the ids it keeps (sql/030), if any, until listed
     v1_erased = 0
 
     def report(ok: bool, checked: int, bad: int | None, reason: str, anchored: bool = False) -> ChainReport:
@@ -190,10 +193,12 @@ def verify_bundle(
         if not _hash_ok(conversation_id, seq, kind, stored_prev, payload, salt, digest, erased_in is not None, stored):
             return report(False, checked, seq, f"hash of seq {seq} does not match its content, kind, position or conversation")
         if erased_in is not None:
-            if salt is not None or payload != {"pgctx_erased": erased_in} or erased_in <= seq:
+            if salt is not None or payload != erased_payload(erased_in, kind, payload) or erased_in <= seq:
                 return report(False, checked, seq, f"seq {seq} is marked erased by seq {erased_in}, but that erasure "
                                                    "does not list it or the event still holds content or a salt")
             erased[seq] = erased_in
+            if len(payload) > 1:  # (what it keeps: checked just above to be all it holds)
+                kept[seq] = {k: v for k, v in payload.items() if k != "pgctx_erased"}
             v1_erased += digest is None
         if kind == "erasure" and erased_in is None:
             erasures.append((seq, payload))
@@ -201,6 +206,10 @@ def verify_bundle(
             unerased = [q for q in listed if erased.get(q) != seq]
             if unerased:
                 return report(False, checked, min(unerased), f"an erasure lists seq {min(unerased)}, which still holds its content")
+            # the ids its erased events keep are the ones it recorded (verify_chain's kept_ok)
+            if erasure_kept_digest({str(q): kept.pop(q) for q in listed if q in kept}) != payload.get("kept_digest"):
+                return report(False, checked, seq, f"the ids the events erased by seq {seq} keep (call ids, outcomes) "
+                                                   "are not the ones it recorded")
             for q in listed:
                 del erased[q]
         prior_seq, prior_hash = seq, stored

@@ -345,3 +345,34 @@ def payload_digest(salt: bytes, canonical: str) -> bytes:
 def event_hash_v2(conversation_id: str, seq: int, kind: str, prev_hash: bytes, digest: bytes) -> bytes:
     """The chain hash of one v2 event, given its payload digest (which survives erasure)."""
     return hashlib.sha256(_event_prefix(EVENT_TAG_V2, conversation_id, seq, kind, prev_hash) + digest).digest()
+
+
+# What an erased event keeps of its payload (sql/030's pgctx.erasure_kept_fields): the ids the
+# side-effect ledger derives a call and its status from, never arguments, results or error texts.
+ERASURE_KEPT_FIELDS: dict[str, tuple[str, ...]] = {
+    "tool_call": ("call_id", "tool", "effect", "idempotency_key"),
+    "tool_result": ("call_id", "outcome", "request_id"),
+    "status_query": ("call_id", "outcome", "request_id"),
+}
+ERASURE_KEPT_TAG = b"pgctx:erasure-kept:v1"
+
+
+def _kept_value(value: Any) -> bool:
+    """A string or a JSON number (jsonb_typeof 'string' or 'number'): what an erased event may keep."""
+    return isinstance(value, (str, int, float, Decimal)) and not isinstance(value, bool)
+
+
+def erased_payload(erasure_seq: int, kind: str, payload: Any) -> dict[str, Any]:
+    """sql/030's pgctx.erased_payload: the marker and the fields of ``payload`` its kind keeps.
+    An erased payload is its own erased payload (how an erased row is checked without its old one)."""
+    fields = ERASURE_KEPT_FIELDS.get(kind, ())
+    kept = {k: v for k, v in payload.items() if k in fields and _kept_value(v)} if isinstance(payload, dict) else {}
+    return {**kept, "pgctx_erased": erasure_seq}
+
+
+def erasure_kept_digest(kept: dict[str, Any]) -> str | None:
+    """sql/030's pgctx.erasure_kept_digest: the kept_digest an erasure event records over
+    ``{str(seq): fields kept}`` of the events it erased that keep any; None when none does."""
+    if not kept:
+        return None
+    return hashlib.sha256(ERASURE_KEPT_TAG + canonical_json(kept).encode("utf-8")).hexdigest()

@@ -9,8 +9,9 @@ working context, so the stored counts are the counts of what is sent.
   answer (``tool_result`` or ``status_query``) a ``tool`` message with the call id.
 - Every other kind (approval, fact, correction, recovery, …) is a system note naming the kind,
   so the model sees what happened.
-- An erased event (its payload the marker ``{"pgctx_erased": S}``, sql/030) is a short system note
-  saying so, whatever its kind: never its old content, which is gone.
+- An erased event (its payload the marker ``{"pgctx_erased": S}``, with a tool event's ids,
+  sql/030) is a short system note saying so, whatever its kind: never its old content, which is
+  gone.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pgctx.canonical import canonical_json
+from pgctx.canonical import ERASURE_KEPT_FIELDS, canonical_json
 
 ANSWERS = ("tool_result", "status_query")
 
@@ -76,10 +77,17 @@ def output_message(payload: dict[str, Any]) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": str(payload.get("call_id", "")), "content": canonical_json(body)}
 
 
+# Every field an erased event of some kind may keep beside its marker (sql/030).
+_KEPT_ANY = frozenset(f for fields in ERASURE_KEPT_FIELDS.values() for f in fields)
+
+
 def erasure_of(payload: dict[str, Any]) -> int | None:
-    """The seq of the erasure event that erased this event, if ``payload`` is an erased marker."""
-    value = payload.get("pgctx_erased") if len(payload) == 1 else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """The seq of the erasure event that erased this event, if ``payload`` is an erased marker:
+    ``{"pgctx_erased": S}`` and, for a tool event, the ids it keeps (sql/030)."""
+    value = payload.get("pgctx_erased")
+    if not isinstance(value, int) or isinstance(value, bool) or not set(payload) - {"pgctx_erased"} <= _KEPT_ANY:
+        return None
+    return value
 
 
 def erased_message(kind: str, erasure_seq: int, seq: int | None = None) -> dict[str, Any]:

@@ -413,12 +413,18 @@ def _set_fact(s: dict[str, Any], key: str, value: Any, subject: str | None, auth
     s["facts"].append(fact)
 
 
+def _call_sources(call: dict[str, Any]) -> list[int]:
+    """The events a call's entry cites: its call and answer, except those erased (PC119)."""
+    return [q for q in (call["call_seq"], call.get("answer_seq")) if q is not None and q not in call.get("erased", ())]
+
+
 def _tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
-    """Rule 1: tool state as derived; writes beyond the horizon collapsed per tool and status."""
+    """Rule 1: tool state as derived; writes beyond the horizon collapsed per tool and status.
+    A call whose events were erased is still derived (sql/080) and kept, citing what is left."""
     s["tool_state"] = {}
     for call_id, call in keep["tool_calls"].items():
         state = {"tool": call["tool"], "effect": call["effect"], "status": call["status"],
-                 "source_event_ids": [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])}
+                 "source_event_ids": _call_sources(call)}
         for name in ("subject", "request_id", "idempotency_key", "error"):
             if name in call:
                 state[name] = call[name]
@@ -430,7 +436,8 @@ def _tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
         entry = per_tool.setdefault((call["tool"], call["status"]), {"count": 0, "tool": call["tool"],
                                                                      "status": call["status"]})
         entry["count"] += 1
-        entry["source_event_ids"] = [call["call_seq"]] + ([call["answer_seq"]] if "answer_seq" in call else [])
+        # (the database collapses no call with nothing left to cite: sql/080)
+        entry["source_event_ids"] = _call_sources(call) or entry.get("source_event_ids", [])
         entry["action"] = f"{call['tool']} x{entry['count']} earlier"  # (request ids: pgctx.side_effects)
     # the calls still in tool_state show their own status: only the collapsed need an action
     s["completed_actions"] = list(per_tool.values())
@@ -439,7 +446,7 @@ def _tool_state(s: dict[str, Any], keep: dict[str, Any]) -> None:
 def _pending(s: dict[str, Any], keep: dict[str, Any]) -> None:
     """Pending actions are re-derived each fold: unresolved calls and unanswered approvals."""
     calls = [{"action": f"resolve {state['status']} call {call_id} ({state['tool']}) by a status query",
-              "blocking": True, "source_event_ids": state["source_event_ids"][:1]}
+              "blocking": True, "source_event_ids": state["source_event_ids"][:1]}  # (none erased: _tool_state)
              for call_id, state in s["tool_state"].items() if state["status"] in UNRESOLVED]
     # the database lists every approval still unanswered, whenever it was requested
     approvals = [{"action": f"{APPROVAL}{a['approval_id']}", "blocking": True, "source_event_ids": [a["seq"]]}

@@ -27,10 +27,12 @@
 --     payload writes nothing (the statement inserts no row); a different kind or payload is
 --     PC005.
 --   * DELETE and TRUNCATE are refused (PC006) by triggers marked ENABLE ALWAYS, so replica mode
---     does not skip them. The one UPDATE allowed is an erasure (190): the payload becomes the
---     marker {"pgctx_erased": N}, salt and tokens become NULL and erased_in = N, the seq of an
---     erasure event of the same conversation that lists this event; nothing else changes, an
---     erased event stays erased, and an erasure event is never erased. Anything else is PC006.
+--     does not skip them. The one UPDATE allowed is an erasure (190): the payload becomes
+--     exactly pgctx.erased_payload(N, kind, old payload) (the marker {"pgctx_erased": N} plus,
+--     for a tool_call, tool_result or status_query, the ledger's ids the old payload held,
+--     unchanged: below), salt and tokens become NULL and erased_in = N, the seq of an erasure
+--     event of the same conversation that lists this event; nothing else changes, an erased
+--     event stays erased, and an erasure event is never erased. Anything else is PC006.
 --   * Erasure, retraction and clear events are written only by their functions (190
 --     pgctx.erase_*, 200 pgctx.retract_last and pgctx.clear_view), which check what they record
 --     and chain them with pgctx.append_chained (040); every append path refuses those kinds (PC018).
@@ -426,14 +428,63 @@ COMMENT ON FUNCTION pgctx.events_chain() IS
 DROP TRIGGER IF EXISTS events_advance_head ON pgctx.events;
 DROP FUNCTION IF EXISTS pgctx.events_advance_head();
 
--- What an erased event's payload becomes: a marker naming the erasure event (its seq).
-CREATE OR REPLACE FUNCTION pgctx.erased_payload(erasure_seq bigint) RETURNS jsonb
+-- What an erased event keeps of its payload (190, article 十二): the identifiers the side-effect
+-- ledger and recovery derive a call and its status from (080, 140), never its content. A
+-- tool_call keeps call_id, tool, effect and idempotency_key (not its arguments); a tool_result or
+-- status_query keeps call_id, outcome and request_id (not its result, error text or authority).
+-- Only a string or number is kept (an object or array could hold content). Every other kind
+-- keeps nothing. Personal data must stay out of these fields, as out of ids and event keys.
+-- Before this rule an erased event kept nothing: {"pgctx_erased": N} is still exactly what this
+-- function makes of such a row, so rows erased before it verify (050) and read as they did.
+CREATE OR REPLACE FUNCTION pgctx.erasure_kept_fields(kind text) RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT jsonb_build_object('pgctx_erased', erasure_seq)
+    SELECT CASE kind WHEN 'tool_call' THEN '{call_id,tool,effect,idempotency_key}'::text[]
+                     WHEN 'tool_result' THEN '{call_id,outcome,request_id}'::text[]
+                     WHEN 'status_query' THEN '{call_id,outcome,request_id}'::text[]
+                     ELSE '{}'::text[] END
 $$;
 
-COMMENT ON FUNCTION pgctx.erased_payload(bigint) IS
-    'What an erased event''s payload becomes: {"pgctx_erased": seq of the erasure event}, so the erased row names the event that records why.';
+COMMENT ON FUNCTION pgctx.erasure_kept_fields(text) IS
+    'The payload fields an erased event of this kind keeps (string or number values only): tool_call call_id, tool, effect, idempotency_key; tool_result and status_query call_id, outcome, request_id; nothing for other kinds.';
+
+-- Before this revision the marker alone was erased_payload(bigint).
+DROP FUNCTION IF EXISTS pgctx.erased_payload(bigint);
+
+-- What an erased event's payload becomes: the marker naming the erasure event (its seq) and the
+-- kept fields of the payload it had. Idempotent: an erased payload is its own erased payload,
+-- which is how verify_chain (050) and the bundle verifier check an erased row without its old
+-- payload. PL/pgSQL: a SQL function whose body has a FROM is not inlined, and Citus cannot plan a
+-- SQL function's parameters (scaling.md); the erasure's UPDATE calls it with the row's columns
+-- (IMMUTABLE: Citus evaluates no STABLE function with column references in an UPDATE).
+CREATE OR REPLACE FUNCTION pgctx.erased_payload(erasure_seq bigint, kind text, payload jsonb) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN coalesce((SELECT jsonb_object_agg(f.key, f.value)
+                       FROM jsonb_each(CASE jsonb_typeof(payload) WHEN 'object' THEN payload ELSE '{}' END) AS f
+                      WHERE f.key = ANY (pgctx.erasure_kept_fields(kind))
+                        AND jsonb_typeof(f.value) IN ('string', 'number')), '{}'::jsonb)
+           || jsonb_build_object('pgctx_erased', erasure_seq);
+END
+$$;
+
+COMMENT ON FUNCTION pgctx.erased_payload(bigint, text, jsonb) IS
+    'What an erased event''s payload becomes: {"pgctx_erased": seq of the erasure event} plus the fields of the old payload its kind keeps (pgctx.erasure_kept_fields: a call''s ids, an answer''s outcome and request id), so the erased row names the event that records why and the side-effect ledger still sees the call. An erased payload is its own erased payload.';
+
+-- What binds the kept fields to the chain: an erased event's hash binds its payload digest, which
+-- no longer covers what its payload now holds, so the erasure event (chained like any event, and
+-- never erased) records SHA-256('pgctx:erasure-kept:v1' || canonical {seq: kept fields}) over
+-- the events it erased that keep any field, as "kept_digest" (absent when none keeps any, as in
+-- every erasure before this rule). verify_chain (050) and the bundle verifier recompute it, so an
+-- edited call id or outcome of an erased event is caught like an edited payload. NULL for '{}'.
+CREATE OR REPLACE FUNCTION pgctx.erasure_kept_digest(kept jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN kept IS NOT NULL AND kept <> '{}'::jsonb
+                THEN encode(sha256('\x70676374783a657261737572652d6b6570743a7631'::bytea  -- 'pgctx:erasure-kept:v1'
+                                   || convert_to(pgctx.canonical_text(kept), 'UTF8')), 'hex') END
+$$;
+
+COMMENT ON FUNCTION pgctx.erasure_kept_digest(jsonb) IS
+    'The kept_digest an erasure event records: hex SHA-256(''pgctx:erasure-kept:v1'' || canonical {seq: fields kept}) over the events it erased that keep fields; NULL when none does.';
 
 -- Whether the erasure event at erasure_seq of a conversation lists seq: an earlier event, inside
 -- one of its ranges ("seqs": [[from, to], ...]); the erasure event itself is never erased.
@@ -460,7 +511,7 @@ SET search_path = pg_catalog, pgctx, pg_temp AS $$
 BEGIN
     IF TG_OP = 'UPDATE' AND OLD.erased_in IS NULL AND OLD.kind <> 'erasure'
        AND NEW.erased_in IS NOT NULL
-       AND NEW.payload = pgctx.erased_payload(NEW.erased_in)
+       AND NEW.payload = pgctx.erased_payload(NEW.erased_in, OLD.kind, OLD.payload)
        AND NEW.salt IS NULL AND NEW.tokens IS NULL
        AND (NEW.conversation_id, NEW.seq, NEW.kind, NEW.event_key, NEW.tenant, NEW.prev_hash, NEW.hash,
             NEW.payload_digest, NEW.created_at)
@@ -478,7 +529,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.events_refuse_change() IS
-    'Trigger on pgctx.events: refuses UPDATE, DELETE and TRUNCATE (PC006), except the one UPDATE an erasure recorded in the chain makes (payload to its marker, salt and tokens NULL, erased_in set, nothing else changed).';
+    'Trigger on pgctx.events: refuses UPDATE, DELETE and TRUNCATE (PC006), except the one UPDATE an erasure recorded in the chain makes (payload to its marker and the fields its kind keeps, unchanged; salt and tokens NULL, erased_in set, nothing else changed).';
 
 -- Rows that arrive with their hash skip the row trigger: those are the rows pgctx.append_events
 -- chained itself (040), inserted as the schema owner (it is SECURITY DEFINER). Whatever such a row

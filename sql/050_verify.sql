@@ -14,8 +14,10 @@
 --     digest taken at its fork point is its genesis (the source's hash there); an anchor before
 --     the fork point is the source's to verify (PC015).
 --   * Erasure (190) is verified, not excused: an erased event (erased_in set) must hold exactly
---     the marker payload and no salt, and be listed by the erasure event it names (a later event
---     of the same conversation, itself chained); an event an erasure lists must be erased. A v2
+--     the marker payload and the fields its kind keeps (pgctx.erased_payload, 030) and no salt,
+--     and be listed by the erasure event it names (a later event of the same conversation, itself
+--     chained); an event an erasure lists must be erased, and the fields its erased events keep
+--     must match the kept_digest it recorded (so they are as bound to the chain as a payload). A v2
 --     event's hash is recomputed from its payload digest, erased or not, and its digest from salt
 --     and payload while it holds them. A v1 event's hash is over its payload, so once erased only
 --     its place in the chain is proven (its stored hash is bound by the next event's hash and by
@@ -136,7 +138,7 @@ BEGIN
                      -- its own: inside this query it would be a read of the log within a read of
                      -- the log, which Citus refuses on a shard)
                      CASE WHEN e.erased_in IS NOT NULL
-                          THEN e.salt IS NULL AND e.payload = pgctx.erased_payload(e.erased_in)
+                          THEN e.salt IS NULL AND e.payload = pgctx.erased_payload(e.erased_in, e.kind, e.payload)
                      END AS erasure_ok,
                      -- an erasure event: the first seq it lists that it did not erase (the
                      -- events_erasure index: a few lookups per erasure, none per other event).
@@ -150,7 +152,25 @@ BEGIN
                                  WHERE NOT EXISTS (SELECT 1 FROM pgctx.events x
                                                     WHERE x.conversation_id = verify_chain.conversation_id AND x.seq = q
                                                       AND x.erased_in = e.seq))
-                     END AS unerased
+                     END AS unerased,
+                     -- an erasure event: whether the fields its erased events keep (030) are the
+                     -- ones it recorded (kept_digest; absent when none keeps any). By primary key
+                     -- over the seqs it lists, the conversation named by the argument (as above).
+                     -- Over what each keeps (its erased_payload), so that anything else an erased
+                     -- event holds is reported at that event (erasure_ok), not here: a range
+                     -- verified after it (prepare_fold's, recover's) does not fail for it.
+                     CASE WHEN e.kind = 'erasure' AND jsonb_typeof(e.payload->'seqs') = 'array'
+                          THEN pgctx.erasure_kept_digest(
+                                   (SELECT jsonb_object_agg(x.seq::text, k.fields)
+                                      FROM jsonb_array_elements(e.payload->'seqs') r,
+                                           generate_series((r->>0)::bigint, (r->>1)::bigint) q,
+                                           pgctx.events x,
+                                           LATERAL (SELECT pgctx.erased_payload(x.erased_in, x.kind, x.payload)
+                                                           - 'pgctx_erased' AS fields) k
+                                     WHERE x.conversation_id = verify_chain.conversation_id AND x.seq = q
+                                       AND x.erased_in = e.seq AND k.fields <> '{}'::jsonb))
+                               IS NOT DISTINCT FROM e.payload->>'kept_digest'
+                     END AS kept_ok
                 FROM pgctx.events e
                WHERE e.conversation_id = verify_chain.conversation_id AND e.seq > from_seq
                ORDER BY e.seq LOOP
@@ -172,6 +192,10 @@ BEGIN
         ELSIF ev.unerased IS NOT NULL THEN
             first_bad_seq := ev.unerased;
             reason := format('an erasure lists seq %s, which still holds its content', ev.unerased);
+        ELSIF NOT ev.kept_ok THEN
+            first_bad_seq := ev.seq;
+            reason := format('the ids the events erased by seq %s keep (call ids, outcomes) are not the ones it recorded',
+                             ev.seq);
         END IF;
         EXIT WHEN first_bad_seq IS NOT NULL;
         prior_seq := ev.seq;

@@ -34,6 +34,13 @@
 --     into one completed action per tool and status (their request ids stay in the events and
 --     pgctx.side_effects). Version 1 keeps every call of the range and every write with a request
 --     id, forever, as it always did.
+--   * Erasure (190) does not hide a call: an erased tool_call, tool_result or status_query keeps
+--     the call id, tool, effect and idempotency key, or the outcome and request id (030), so the
+--     call keeps its derived status in tool_calls, must_keep, side_effects and recovery, without
+--     its arguments, subject, identifiers or error. must_keep lists its erased seqs ("erased"),
+--     which a summary must not cite (PC119): its tool_state entry cites what is left, an
+--     unresolved one is kept by tool_state alone (pending cannot cite its erased call event,
+--     100), and a resolved call beyond the horizon with nothing left to cite is not collapsed.
 
 CREATE TABLE IF NOT EXISTS pgctx.tools (
     tool             text PRIMARY KEY,
@@ -154,9 +161,23 @@ DROP FUNCTION IF EXISTS pgctx.lineage_parts(text[], bigint[], bigint[]);
 -- another worker), where one query joining the parts to the log is refused ("Limit clause is
 -- currently unsupported when a lateral subquery references a column from complex subqueries").
 -- Reads only; the caller holds the snapshot (a STABLE function's statements see its caller's).
+-- erased: whether the event's content was erased (190; what it keeps is in its payload, 030).
+-- Before this revision call_events returned no erased column: that shape goes (its one caller,
+-- tool_calls, is replaced below).
+DO $$
+BEGIN
+    IF to_regprocedure('pgctx.call_events(text[], bigint[], bigint[], text[], bigint, boolean)') IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM pg_proc p
+                        WHERE p.oid = to_regprocedure('pgctx.call_events(text[], bigint[], bigint[], text[], bigint, boolean)')
+                          AND 'erased' = ANY (p.proargnames)) THEN
+        DROP FUNCTION pgctx.call_events(text[], bigint[], bigint[], text[], bigint, boolean);
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgctx.call_events(ids text[], after_seqs bigint[], upto_seqs bigint[], call_ids text[],
                                              upto bigint DEFAULT NULL, answers boolean DEFAULT true)
-RETURNS TABLE (call_id text, role text, seq bigint, kind text, payload jsonb)
+RETURNS TABLE (call_id text, role text, seq bigint, kind text, payload jsonb, erased boolean)
 -- Generic plans kept for the session, as tool_calls' (planning these lookups for each call's
 -- values cost more than running them). Its callers turn JIT off and pin the search path.
 LANGUAGE plpgsql STABLE
@@ -169,6 +190,7 @@ DECLARE
     found_ids  text[] := '{}'::text[];
     found_seqs bigint[] := '{}'::bigint[];
     found_payloads jsonb[] := '{}'::jsonb[];
+    found_erased   boolean[] := '{}'::boolean[];
 BEGIN
     IF cardinality(wanted) = 0 THEN
         RETURN;
@@ -178,17 +200,18 @@ BEGIN
     FOR i IN REVERSE coalesce(cardinality(ids), 0) .. 1 LOOP
         EXIT WHEN cardinality(found_ids) = cardinality(wanted);
         SELECT found_ids || coalesce(array_agg(t.id), '{}'), found_seqs || coalesce(array_agg(x.seq), '{}'),
-               found_payloads || coalesce(array_agg(x.payload), '{}')
-          INTO found_ids, found_seqs, found_payloads
+               found_payloads || coalesce(array_agg(x.payload), '{}'),
+               found_erased || coalesce(array_agg(x.erased_in IS NOT NULL), '{}')
+          INTO found_ids, found_seqs, found_payloads, found_erased
           FROM unnest(wanted) AS t(id)
-         CROSS JOIN LATERAL (SELECT e.seq, e.payload FROM pgctx.events e
+         CROSS JOIN LATERAL (SELECT e.seq, e.payload, e.erased_in FROM pgctx.events e
                               WHERE e.conversation_id = ids[i] AND e.kind = 'tool_call' AND e.payload->>'call_id' = t.id
                                 AND e.seq > after_seqs[i] AND e.seq <= least(coalesce(upto_seqs[i], bound), bound)
                               ORDER BY e.seq + 0 LIMIT 1) x
          WHERE t.id <> ALL (found_ids);
     END LOOP;
-    RETURN QUERY SELECT f.id, 'call'::text, f.seq, 'tool_call'::text, f.payload
-                   FROM unnest(found_ids, found_seqs, found_payloads) AS f(id, seq, payload);
+    RETURN QUERY SELECT f.id, 'call'::text, f.seq, 'tool_call'::text, f.payload, f.erased
+                   FROM unnest(found_ids, found_seqs, found_payloads, found_erased) AS f(id, seq, payload, erased);
     IF NOT answers OR cardinality(found_ids) = 0 THEN
         RETURN;
     END IF;
@@ -197,16 +220,17 @@ BEGIN
         RETURN QUERY
             SELECT f.id, 'answer'::text, a.seq, a.kind,
                    jsonb_build_object('outcome', a.payload->'outcome', 'request_id', a.payload->'request_id',
-                                      'error', a.payload->'error')
+                                      'error', a.payload->'error'),
+                   a.erased_in IS NOT NULL
               FROM unnest(found_ids, found_seqs) AS f(id, seq)
-             CROSS JOIN LATERAL (SELECT e.seq, e.kind, e.payload FROM pgctx.events e
+             CROSS JOIN LATERAL (SELECT e.seq, e.kind, e.payload, e.erased_in FROM pgctx.events e
                                   WHERE e.conversation_id = ids[i] AND e.kind IN ('tool_result', 'status_query')
                                     AND e.payload->>'call_id' = f.id
                                     AND e.seq > greatest(after_seqs[i], f.seq)
                                     AND e.seq <= least(coalesce(upto_seqs[i], bound), bound)
                                   ORDER BY e.seq + 0 DESC LIMIT 1) a
             UNION ALL
-            SELECT f.id, 'result'::text, r.seq, 'tool_result'::text, NULL::jsonb
+            SELECT f.id, 'result'::text, r.seq, 'tool_result'::text, NULL::jsonb, NULL::boolean
               FROM unnest(found_ids, found_seqs) AS f(id, seq)
              CROSS JOIN LATERAL (SELECT e.seq FROM pgctx.events e
                                   WHERE e.conversation_id = ids[i] AND e.kind = 'tool_result'
@@ -219,18 +243,19 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.call_events(text[], bigint[], bigint[], text[], bigint, boolean) IS
-    'The events deciding some calls'' status across a history''s parts (pgctx.lineage''s rows as arrays): per call id its first tool_call up to upto (role call, its payload) and, with answers, per part its latest answer after it up to upto (role answer: outcome, request_id, error) and its first result ever (role result). Lookups by call id, one single-conversation query per part.';
+    'The events deciding some calls'' status across a history''s parts (pgctx.lineage''s rows as arrays): per call id its first tool_call up to upto (role call, its payload) and, with answers, per part its latest answer after it up to upto (role answer: outcome, request_id, error) and its first result ever (role result); erased: whether the call''s or answer''s content was erased. Lookups by call id, one single-conversation query per part.';
 
--- Before 0006 tool_calls returned no subject or arguments. Its row type changes, so the old function goes,
--- and with it the two views built on it (side_effects, conversation_status: 140 recreates them,
--- 150 grants them again; migration 0006 runs both after this file). Only that old shape is
--- dropped, so running this file again changes nothing.
+-- Before 0006 tool_calls returned no subject or arguments, and before this revision no
+-- erased_seqs. Its row type changes, so an old function goes, and with it the two views built on
+-- it (side_effects, conversation_status: 140 recreates them, 150 grants them again; a migration
+-- re-applying every file runs both after this file). Only an old shape is dropped, so running
+-- this file again changes nothing.
 DO $$
 BEGIN
     IF to_regprocedure('pgctx.tool_calls(text, bigint, bigint, text[])') IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM pg_proc p
                         WHERE p.oid = to_regprocedure('pgctx.tool_calls(text, bigint, bigint, text[])')
-                          AND 'arguments' = ANY (p.proargnames)) THEN
+                          AND 'erased_seqs' = ANY (p.proargnames)) THEN
         DROP FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) CASCADE;
     END IF;
 END
@@ -238,11 +263,15 @@ $$;
 
 -- Every call made in from_seq+1..upto, or answered there, and the calls named in also_calls, with
 -- their status as of upto. Calls and answers are looked up across the conversation's lineage.
+-- An erased call or answer (190) is still one: its event keeps the call id, tool, effect and
+-- idempotency key, or the outcome and request id (030), so the call and its status are derived as
+-- before, with no arguments, subject or error; erased_seqs names which of call_seq and answer_seq
+-- were erased (empty when neither), which a summary may not cite (PC119) and side_effects shows.
 CREATE OR REPLACE FUNCTION pgctx.tool_calls(conversation_id text, from_seq bigint DEFAULT 0, upto bigint DEFAULT NULL,
                                             also_calls text[] DEFAULT '{}')
 RETURNS TABLE (call_id text, tool text, effect text, idempotency_key text, call_seq bigint,
                result_seq bigint, answer_seq bigint, outcome text, request_id text, error text,
-               status text, identifiers text[], subject text, arguments jsonb)
+               status text, identifiers text[], subject text, arguments jsonb, erased_seqs bigint[])
 -- plpgsql with a generic plan kept for the session: a fold calls this several times and
 -- planning (~0.5 ms) cost more than running it; the plan is index lookups whatever the range.
 LANGUAGE plpgsql STABLE
@@ -263,6 +292,7 @@ DECLARE
     ev_seq     bigint[];
     ev_kind    text[];
     ev_payload jsonb[];
+    ev_erased  boolean[];
 BEGIN
     -- Each read below is a statement of its own reading one conversation, the rows passed on: on
     -- Citus a branch's parts may live on different workers, a function that reads the tables
@@ -296,15 +326,16 @@ BEGIN
                                            AND r.seq > part_after[i] AND r.seq <= least(coalesce(part_upto[i], bound), bound)))
               INTO touched, recovered;
         END LOOP;
-        SELECT array_agg(x.call_id), array_agg(x.role), array_agg(x.seq), array_agg(x.kind), array_agg(x.payload)
-          INTO ev_call, ev_role, ev_seq, ev_kind, ev_payload
+        SELECT array_agg(x.call_id), array_agg(x.role), array_agg(x.seq), array_agg(x.kind), array_agg(x.payload),
+               array_agg(x.erased)
+          INTO ev_call, ev_role, ev_seq, ev_kind, ev_payload, ev_erased
           FROM pgctx.call_events(part_ids[2:], part_after[2:], part_upto[2:], touched, bound) x;
     END IF;
     RETURN QUERY
     WITH src AS MATERIALIZED (
         -- what the sources hold: each call's first tool_call there, and after it per part the latest
         -- answer up to bound and the first result
-        SELECT * FROM unnest(ev_call, ev_role, ev_seq, ev_kind, ev_payload) AS x(call_id, role, seq, kind, payload)
+        SELECT * FROM unnest(ev_call, ev_role, ev_seq, ev_kind, ev_payload, ev_erased) AS x(call_id, role, seq, kind, payload, erased)
     ), range AS MATERIALIZED (
         -- the conversation's own part of the range, by primary key (filtered by kind below: see
         -- the index comment above)
@@ -324,11 +355,11 @@ BEGIN
                                        AND r.seq > part_after[1] AND r.seq <= bound)) AS seq
     ), calls AS (
         -- each call by its id (events_call_id), wherever it lies in the history: the first
-        SELECT t.id AS call_id, x.seq, x.payload
+        SELECT t.id AS call_id, x.seq, x.payload, x.erased
           FROM wanted t
-         CROSS JOIN LATERAL (SELECT s.seq, s.payload FROM src s WHERE s.call_id = t.id AND s.role = 'call'
+         CROSS JOIN LATERAL (SELECT s.seq, s.payload, s.erased FROM src s WHERE s.call_id = t.id AND s.role = 'call'
                              UNION ALL
-                             (SELECT e.seq, e.payload FROM pgctx.events e
+                             (SELECT e.seq, e.payload, e.erased_in IS NOT NULL FROM pgctx.events e
                                WHERE e.conversation_id = tool_calls.conversation_id AND e.kind = 'tool_call'
                                  AND e.payload->>'call_id' = t.id AND e.seq > part_after[1] AND e.seq <= bound
                                ORDER BY e.seq + 0 LIMIT 1)
@@ -356,7 +387,8 @@ BEGIN
            END,
            ident.vals,
            ident.subject,
-           CASE jsonb_typeof(c.payload->'arguments') WHEN 'object' THEN c.payload->'arguments' ELSE '{}' END
+           CASE jsonb_typeof(c.payload->'arguments') WHEN 'object' THEN c.payload->'arguments' ELSE '{}' END,
+           array_remove(ARRAY[CASE WHEN c.erased THEN c.seq END, CASE WHEN ans.erased THEN ans.seq END], NULL)
       FROM calls c
       LEFT JOIN pgctx.tools reg ON reg.tool = c.payload->>'tool'
      CROSS JOIN LATERAL (SELECT coalesce(array_agg(a.value #>> '{}' ORDER BY a.key), '{}') AS vals,
@@ -367,15 +399,15 @@ BEGIN
                             AND CASE WHEN cardinality(reg.identifier_args) > 0 THEN a.key = ANY (reg.identifier_args)
                                      ELSE a.key = 'id' OR a.key LIKE '%\_id' END) ident
       -- the latest answer up to bound (the conversation's own, else the sources' newest)
-      LEFT JOIN LATERAL (SELECT x.seq, x.kind, x.payload
-                           FROM ((SELECT a.seq, a.kind, a.payload FROM pgctx.events a
+      LEFT JOIN LATERAL (SELECT x.seq, x.kind, x.payload, x.erased
+                           FROM ((SELECT a.seq, a.kind, a.payload, a.erased_in IS NOT NULL AS erased FROM pgctx.events a
                                    WHERE a.conversation_id = tool_calls.conversation_id
                                      AND a.kind IN ('tool_result', 'status_query')
                                      AND a.payload->>'call_id' = c.call_id
                                      AND a.seq > greatest(part_after[1], c.seq) AND a.seq <= bound
                                    ORDER BY a.seq + 0 DESC LIMIT 1)
                                  UNION ALL
-                                 SELECT s.seq, s.kind, s.payload FROM src s WHERE s.call_id = c.call_id AND s.role = 'answer') x
+                                 SELECT s.seq, s.kind, s.payload, s.erased FROM src s WHERE s.call_id = c.call_id AND s.role = 'answer') x
                           ORDER BY x.seq DESC LIMIT 1) ans ON true
       -- the first result at any time (the sources' oldest, else the conversation's own)
       LEFT JOIN LATERAL (SELECT x.seq
@@ -391,7 +423,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgctx.tool_calls(text, bigint, bigint, text[]) IS
-    'Tool calls made or answered in from_seq+1..upto (plus also_calls) with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks); identifiers and subject: the identifier arguments; arguments: all of them.';
+    'Tool calls made or answered in from_seq+1..upto (plus also_calls) with their derived status (unknown, never guessed failed). result_seq: first result at any time (for boundary checks); identifiers and subject: the identifier arguments; arguments: all of them; erased_seqs: which of call_seq and answer_seq had their content erased (the call id, tool, effect, idempotency key, outcome and request id stay).';
 
 -- Approvals requested by to_seq and not answered by then (events_approval: cost grows with the
 -- number of approvals, not with the history).
@@ -571,7 +603,8 @@ BEGIN
                            'tool', t.tool, 'status', t.status, 'effect', t.effect,
                            'idempotency_key', t.idempotency_key, 'request_id', t.request_id, 'error', t.error,
                            'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'result_seq', t.result_seq,
-                           'subject', CASE WHEN schema_version >= 2 THEN t.subject END)))
+                           'subject', CASE WHEN schema_version >= 2 THEN t.subject END,
+                           'erased', CASE WHEN cardinality(t.erased_seqs) > 0 THEN to_jsonb(t.erased_seqs) END)))
                   FROM calls t WHERE t.kept), '{}'),
             'identifiers', coalesce((
                 SELECT jsonb_agg(DISTINCT i) FROM reset, calls t, unnest(t.identifiers) i
@@ -582,8 +615,14 @@ BEGIN
         ) || said || CASE WHEN schema_version >= 2 THEN jsonb_build_object('collapsed', coalesce((
                 SELECT jsonb_object_agg(t.call_id, jsonb_strip_nulls(jsonb_build_object(
                            'tool', t.tool, 'status', t.status, 'effect', t.effect, 'request_id', t.request_id,
-                           'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'subject', t.subject)))
-                  FROM calls t WHERE NOT t.kept), '{}'))
+                           'call_seq', t.call_seq, 'answer_seq', t.answer_seq, 'subject', t.subject,
+                           'erased', CASE WHEN cardinality(t.erased_seqs) > 0 THEN to_jsonb(t.erased_seqs) END)))
+                  FROM calls t
+                 -- a resolved call whose every event was erased leaves nothing to cite: it is not
+                 -- collapsed into an action (side_effects still lists it)
+                 WHERE NOT t.kept
+                   AND NOT (t.call_seq = ANY (t.erased_seqs)
+                            AND (t.answer_seq IS NULL OR t.answer_seq = ANY (t.erased_seqs)))), '{}'))
              ELSE '{}'::jsonb END);
 END
 $$;

@@ -23,7 +23,9 @@
 --             unresolved call as a pending action, the omitted range and last_event_id; and every
 --             call the previous summary tracked as unresolved, or as a write with a request id,
 --             is still tracked with its status as derived now;
---       PC119 nothing in the summary cites an erased event (190) as a source;
+--       PC119 nothing in the summary cites an erased event (190) as a source (a call whose
+--             events were erased is still derived and kept, 080: its tool_state entry cites
+--             what is left, and pending need not cite its erased call event);
 --       PC109 a fact confirmed by a user or a tool is not overridden by a new value unless the
 --             new value cites a user or tool event of this range (article 七.4); a fact whose
 --             value another active fact of its key and subject keeps is not overridden;
@@ -371,7 +373,10 @@ BEGIN
             RETURN QUERY SELECT 'PC108', format('tool_state[%s] must keep the failure reason %L',
                                                 call.call_id, call.derived->>'error');
         END IF;
-        IF call.derived->>'status' IN ('running', 'unknown') AND NOT EXISTS (
+        -- (an erased call event cannot be cited, PC119: its tool_state entry, required above,
+        -- keeps the unresolved call then)
+        IF call.derived->>'status' IN ('running', 'unknown')
+           AND NOT coalesce(call.derived->'erased' @> (call.derived->'call_seq'), false) AND NOT EXISTS (
                SELECT 1 FROM jsonb_array_elements(summary->'pending') p
                 WHERE p->'source_event_ids' @> to_jsonb((call.derived->>'call_seq')::bigint)) THEN
             RETURN QUERY SELECT 'PC108', format('call %s is %s: pending must list it (citing seq %s)',

@@ -62,6 +62,9 @@ SELECT k.conversation_id,
 
 COMMENT ON VIEW pgctx.fold_history IS 'Every fold: phase, range, who produced it, when, and why it was discarded.';
 
+-- content_erased / erased_seqs: the call's or its answer's content was erased (190); the call
+-- stays listed with its id, tool, effect, idempotency key, status and request id, which an erased
+-- event keeps (030), and without its arguments (subject) and error text.
 -- retry_safe: the tool service answered a status query saying it did not act (not_performed),
 -- the only state in which running the call again cannot repeat its side effect (article 十二).
 -- The conversations in a CTE, as in conversation_status; OFFSET 0 keeps the lateral call a subquery
@@ -70,12 +73,13 @@ COMMENT ON VIEW pgctx.fold_history IS 'Every fold: phase, range, who produced it
 CREATE OR REPLACE VIEW pgctx.side_effects WITH (security_invoker = true) AS
 WITH c AS (SELECT c.conversation_id FROM pgctx.conversations c)
 SELECT c.conversation_id, t.call_id, t.tool, t.effect, t.status, t.idempotency_key, t.request_id, t.error,
-       t.call_seq, t.answer_seq, coalesce(t.outcome = 'not_performed', false) AS retry_safe, t.subject
+       t.call_seq, t.answer_seq, coalesce(t.outcome = 'not_performed', false) AS retry_safe, t.subject,
+       cardinality(t.erased_seqs) > 0 AS content_erased, t.erased_seqs
   FROM c
  CROSS JOIN LATERAL (SELECT * FROM pgctx.tool_calls(c.conversation_id, 0, NULL) OFFSET 0) t;
 
 COMMENT ON VIEW pgctx.side_effects IS
-    'Every tool call with its derived status (unknown, never guessed), idempotency key, whether a retry is safe (the service said it did not act), and its subject (identifier arguments); filter by conversation_id.';
+    'Every tool call with its derived status (unknown, never guessed), idempotency key, whether a retry is safe (the service said it did not act), its subject (identifier arguments), and whether its content was erased (content_erased; erased_seqs: which of call_seq and answer_seq; an erased call keeps its ids, status and request id, not its arguments or error); filter by conversation_id.';
 
 CREATE OR REPLACE VIEW pgctx.chain_health WITH (security_invoker = true) AS
 SELECT c.conversation_id,

@@ -10,9 +10,13 @@
 --     lock exclusive (so no fold is prepared or committed meanwhile):
 --       1. appends one erasure event S to the conversation's own chain, chained like any event:
 --          {seqs: [[from, to], ...], count, reason, erased_by (session_user), erased_at (UTC),
---          checkpoints_removed: {conversation: [versions]}}: no erased content;
---       2. erases each listed event: payload -> {"pgctx_erased": S}, salt and tokens -> NULL,
---          erased_in -> S (the only UPDATE the events trigger allows, 030: S must list it);
+--          checkpoints_removed: {conversation: [versions]}, kept_digest}: no erased content;
+--          kept_digest (only when some erased event keeps ids) binds what step 2 keeps (030);
+--       2. erases each listed event: payload -> pgctx.erased_payload(S, kind, payload), the marker
+--          {"pgctx_erased": S} plus, for a tool_call, tool_result or status_query, the ledger's
+--          ids (call_id, tool, effect, idempotency_key; call_id, outcome, request_id), salt and
+--          tokens -> NULL, erased_in -> S (the only UPDATE the events trigger allows, 030: S must
+--          list it and the kept ids must be the old payload's);
 --       3. removes every checkpoint whose summary or evidence may hold erased content: of the
 --          conversation, those whose cursor is at or after the first erased seq (PREPARED ones of
 --          the conversation are discarded first), the committed fold falling back to the newest
@@ -20,13 +24,19 @@
 --          branch whose history includes an erased event (forked at or after it, and their
 --          branches), all of them, and the branch's fold head returns to its fork point.
 --     Tool state, side effects and pinned evidence are derived from events and checkpoints, so
---     they lose the erased content with them. Already erased events are skipped; a seq that is
+--     they lose the erased content with them; the side-effect ledger keeps every call (article
+--     十二): an erased call keeps its id, tool, effect, idempotency key, status and request id,
+--     is marked content_erased in pgctx.side_effects (140), and an unknown one is still listed
+--     by recovery for a status query by its idempotency key (080, 110). Already erased events are skipped; a seq that is
 --     not an event of the conversation (for a branch: at or before its fork point, which belongs
 --     to its source), an erasure event, no seqs or an empty reason is PC017 and nothing changes.
 --     When every listed event is already erased nothing is written (erased 0).
 --   * What stays, by design: each event's kind, seq, links, hash, payload digest, event key and
---     created_at; the conversation id (inside every hash); the erasure's reason. Keep personal
---     data out of ids, event keys and reasons.
+--     created_at; the conversation id (inside every hash); a tool event's call id, tool name,
+--     effect, idempotency key, outcome and request id (never arguments, results, error texts);
+--     the erasure's reason. Keep personal data out of ids (call ids, idempotency keys and request
+--     ids included), tool names, event keys and reasons. Events erased before tool events kept
+--     ids hold the marker alone: they stay valid (050), and their calls stay out of the ledger.
 --   * Physically: the old row versions stay in the table files until VACUUM, and in WAL, base
 --     backups and replicas until those age out (README, docs/guarantees.md).
 --   * Retention: pgctx.retention_policy holds, globally (tenant NULL) or per tenant (overriding
@@ -75,6 +85,7 @@ DECLARE
     affected   text[];
     frontier   text[];
     removed    jsonb;
+    kept       jsonb;
     s          bigint;
     branch     text;
     gone       record;
@@ -145,15 +156,25 @@ BEGIN
                AND (k.conversation_id <> erase.conversation_id OR k.cursor >= first_seq)
              GROUP BY k.conversation_id) k;
 
+    -- what the erased events keep for the ledger (030), bound to the chain by the erasure event
+    SELECT jsonb_object_agg(k.seq::text, k.fields) INTO kept
+      FROM (SELECT e.seq, pgctx.erased_payload(0, e.kind, e.payload) - 'pgctx_erased' AS fields
+              FROM pgctx.events e
+             WHERE e.conversation_id = erase.conversation_id AND e.seq = ANY (targets)
+               AND cardinality(pgctx.erasure_kept_fields(e.kind)) > 0) k
+     WHERE k.fields <> '{}'::jsonb;
+
     -- 1. the erasure event
     s := pgctx.append_chained(conv, 'erasure', jsonb_build_object(
         'seqs', ranges, 'count', cardinality(targets), 'reason', reason, 'erased_by', session_user::text,
         'erased_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-        'checkpoints_removed', removed));
+        'checkpoints_removed', removed)
+        || CASE WHEN kept IS NOT NULL THEN jsonb_build_object('kept_digest', pgctx.erasure_kept_digest(kept))
+                ELSE '{}'::jsonb END);
 
     -- 2. the events
     UPDATE pgctx.events e
-       SET payload = pgctx.erased_payload(s), salt = NULL, tokens = NULL, erased_in = s
+       SET payload = pgctx.erased_payload(s, e.kind, e.payload), salt = NULL, tokens = NULL, erased_in = s
      WHERE e.conversation_id = erase.conversation_id AND e.seq = ANY (targets);
 
     -- 3. the checkpoints built on erased content

@@ -193,6 +193,13 @@ def test_erase_keeps_the_chain_verifying(node):
     assert report.ok and report.erased == 2, report
     assert node.execute("SELECT payload FROM pgctx.events WHERE conversation_id = %s AND seq = 1", (cid,)).fetchone() \
         == ({"pgctx_erased": erased["erasure_seq"]},)
+    # the erased call keeps the ledger's ids (bound by the erasure's kept_digest, which verify_chain
+    # recomputes on the shard) and stays in side_effects
+    assert node.execute("SELECT payload FROM pgctx.events WHERE conversation_id = %s AND seq = 2", (cid,)).fetchone() \
+        == ({"pgctx_erased": erased["erasure_seq"], "call_id": "c1", "tool": "lookup_order", "effect": "read",
+             "idempotency_key": "k1"},)
+    assert node.execute("SELECT call_id, status, content_erased, erased_seqs FROM pgctx.side_effects"
+                        " WHERE conversation_id = %s", (cid,)).fetchall() == [("c1", "succeeded", True, [2])]
 
 
 def ids_on_two_workers(conn, prefix: str) -> tuple[str, str]:

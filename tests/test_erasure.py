@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import subprocess
 import sys
 import threading
@@ -16,7 +17,7 @@ import pytest
 
 import pgctx
 from pgctx import erasure
-from pgctx.canonical import canonical_json, event_hash, genesis_hash
+from pgctx.canonical import canonical_json, erasure_kept_digest, event_hash, genesis_hash
 from pgctx.errors import CheckpointRetention, CitesErasedEvent, InvalidErasure, InvalidRetentionPolicy, \
     ReservedEventKind, translated
 from tests.events import LOG, pasted
@@ -86,11 +87,19 @@ def test_erased_content_is_gone_from_every_table_and_view(conn, connect_as, role
     # when the erasure ran (a date compared with today's failed a run that crossed midnight UTC)
     assert abs(datetime.fromisoformat(payload["erased_at"]) - datetime.now(timezone.utc)) < timedelta(minutes=5)
     day = erasure_day(conn, "gdpr", 5)
-    # what is left of each event: its kind and place, a marker, no salt, no token count
+    # what is left of each event: its kind and place, a marker, no salt, no token count, and of a
+    # call and its result the ledger's ids (call id, tool, effect, idempotency key; outcome,
+    # request id), never the arguments or the result
     assert conn.execute("SELECT array_agg(jsonb_build_array(seq, kind, payload, salt IS NULL, tokens) ORDER BY seq)"
                         " FROM pgctx.events WHERE conversation_id = 'gdpr' AND seq < 5").fetchone()[0] == [
-        [1, "user", {"pgctx_erased": 5}, True, None], [2, "tool_call", {"pgctx_erased": 5}, True, None],
-        [3, "tool_result", {"pgctx_erased": 5}, True, None], [4, "assistant", {"pgctx_erased": 5}, True, None]]
+        [1, "user", {"pgctx_erased": 5}, True, None],
+        [2, "tool_call", {"pgctx_erased": 5, "call_id": "c1", "tool": "charge_card", "effect": "write",
+                          "idempotency_key": "k1"}, True, None],
+        [3, "tool_result", {"pgctx_erased": 5, "call_id": "c1", "outcome": "succeeded", "request_id": "r1"}, True, None],
+        [4, "assistant", {"pgctx_erased": 5}, True, None]]
+    assert payload["kept_digest"] == erasure_kept_digest({
+        "2": {"call_id": "c1", "tool": "charge_card", "effect": "write", "idempotency_key": "k1"},
+        "3": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1"}})
 
     # the chain verifies, in the database and offline, and says what was erased
     said = f"consistent, unanchored; 4 events erased on {day} by {roles.eraser} (erasure at seq 5)"
@@ -489,3 +498,218 @@ def test_an_application_login_granted_the_eraser_role_still_sees_only_its_tenant
     finally:
         conn.execute(f'REVOKE pgctx_eraser FROM "{roles.app_a}"')
     assert holders(conn, SECRET) == ["pgctx.events"]
+
+
+# The side-effect ledger after an erasure (issue 27, item 6): an erased tool_call, tool_result or
+# status_query keeps the ids a call and its status are derived from (sql/030), so a DBA still
+# sees every call, its status and that its content was erased; nothing else of it stays.
+
+def calls_story(conn, cid: str = "ledger") -> None:
+    """A succeeded write (c1, seqs 2-3), a failed one (c2, 4-5) and a timed-out refund (c3, 6-7:
+    unknown), each carrying the secret in its arguments, result or error."""
+    pgctx.append_many(conn, cid, [
+        {"kind": "user", "payload": {"text": "charge my card and refund order 77331"}},
+        {"kind": "tool_call", "payload": {"tool": "charge_card", "call_id": "c1", "effect": "write",
+                                          "arguments": {"card": SECRET, "order_id": "77331"}, "idempotency_key": "k1"}},
+        {"kind": "tool_result", "payload": {"call_id": "c1", "outcome": "succeeded", "request_id": "r1", "card": SECRET,
+                                            "log": LOG}},
+        {"kind": "tool_call", "payload": {"tool": "charge_card", "call_id": "c2", "effect": "write",
+                                          "arguments": {"card": SECRET, "order_id": "77332"}, "idempotency_key": "k2"}},
+        {"kind": "tool_result", "payload": {"call_id": "c2", "outcome": "failed", "error": f"card {SECRET} declined"}},
+        {"kind": "tool_call", "payload": {"tool": "refund", "call_id": "c3", "effect": "irreversible",
+                                          "arguments": {"card": SECRET, "order_id": "77331"}, "idempotency_key": "k3"}},
+        {"kind": "tool_result", "payload": {"call_id": "c3", "outcome": "timeout", "error": f"no answer for {SECRET}"}},
+    ])
+
+
+LEDGER = ("SELECT call_id, tool, effect, status, idempotency_key, request_id, error, subject, call_seq, answer_seq,"
+          " retry_safe, content_erased, erased_seqs FROM pgctx.side_effects WHERE conversation_id = %s ORDER BY call_seq")
+
+
+def test_an_erased_call_stays_in_the_ledger_with_its_status(conn, connect_as, roles):
+    calls_story(conn)
+    before = conn.execute(LEDGER, ("ledger",)).fetchall()
+    assert [r[3] for r in before] == ["succeeded", "failed", "unknown"] and not any(r[11] for r in before)
+    report = pgctx.erase(connect_as(roles.eraser), "ledger", seqs=[2, 3, 4, 5, 6, 7], reason="ticket 78")
+    assert report["erasure_seq"] == 8
+    # SQL, as the auditor sees it: every call, its status, ids and request id; no arguments
+    # (subject) or error text; and the marker saying its content was erased
+    assert connect_as(roles.auditor).execute(LEDGER, ("ledger",)).fetchall() == [
+        ("c1", "charge_card", "write", "succeeded", "k1", "r1", None, None, 2, 3, False, True, [2, 3]),
+        ("c2", "charge_card", "write", "failed", "k2", None, None, None, 4, 5, False, True, [4, 5]),
+        ("c3", "refund", "irreversible", "unknown", "k3", None, None, None, 6, 7, False, True, [6, 7])]
+    assert holders(conn, SECRET) == [] and holders(conn, "77332") == []  # (77331: also in seq 1, kept)
+    # the status view still counts the unknown refund
+    assert conn.execute("SELECT unknown_side_effects FROM pgctx.conversation_status"
+                        " WHERE conversation_id = 'ledger'").fetchone()[0] == 1
+    # an erasure of the call alone: its (unerased) answer still decides, and only the call is marked
+    calls_story(conn, "half")
+    pgctx.erase(conn, "half", seqs=[2], reason="x")
+    assert conn.execute(LEDGER, ("half",)).fetchall()[0] == (
+        "c1", "charge_card", "write", "succeeded", "k1", "r1", None, None, 2, 3, False, True, [2])
+    # an erased answer keeps its outcome: the call does not fall back to running
+    pgctx.erase(conn, "half", seqs=[5], reason="x")
+    assert conn.execute(LEDGER, ("half",)).fetchall()[1][3:7] == ("failed", "k2", None, None)
+    # and the chain, the digests and the bundle still verify
+    for cid in ("ledger", "half"):
+        assert pgctx.verify(conn, cid).ok and pgctx.verify_bundle(bundle(conn, cid)).ok
+
+
+def test_the_ledger_after_an_erasure_from_python(conn):
+    calls_story(conn)
+    pgctx.erase(conn, "ledger", seqs=[6], reason="x")  # the refund's call
+    recovered = pgctx.recover(conn, "ledger")
+    assert [(u["call_id"], u["idempotency_key"]) for u in recovered["unknown_side_effects"]] == [("c3", "k3")]
+    # the working context marks the erased call and shows nothing of it
+    text = str(pgctx.build_context(conn, "ledger").messages)
+    assert "[tool_call #6 erased: its content was removed (erasure at seq 8)]" in text
+    assert "77331\"" not in text.split("#6 erased")[1]
+
+
+def erasure_record(conn, cid: str, seqs: list[list[int]]) -> int:
+    """An erasure event listing seqs, chained as pgctx.erase chains it, its events not yet erased:
+    what the events trigger checks an erasure UPDATE against (as the owner)."""
+    return conn.execute(
+        "SELECT pgctx.append_chained(c, 'erasure', jsonb_build_object('seqs', %s::jsonb, 'count', 1,"
+        " 'reason', 'x', 'erased_by', 'x', 'erased_at', 'x', 'checkpoints_removed', '{}'::jsonb))"
+        " FROM pgctx.conversations c WHERE c.conversation_id = %s",
+        (canonical_json(seqs), cid)).fetchone()[0]
+
+
+@pytest.mark.parametrize("payload", [
+    '{"pgctx_erased": 8, "call_id": "c9", "tool": "refund", "effect": "irreversible", "idempotency_key": "k3"}',
+    '{"pgctx_erased": 8, "call_id": "c3", "tool": "refund", "effect": "read", "idempotency_key": "k3"}',
+    '{"pgctx_erased": 8, "call_id": "c3", "tool": "refund", "effect": "irreversible", "idempotency_key": "k3",'
+    ' "arguments": {"order_id": "77331"}}',
+    '{"pgctx_erased": 8, "call_id": "c3", "tool": "refund", "effect": "irreversible"}',
+    '{"pgctx_erased": 8}',
+])
+def test_an_erasure_keeping_other_fields_than_the_calls_is_refused(conn, connect_as, roles, payload):
+    calls_story(conn)
+    assert erasure_record(conn, "ledger", [[6, 6]]) == 8
+    before = snapshot(conn)
+    update = ("UPDATE pgctx.events SET payload = %s::jsonb, salt = NULL, tokens = NULL, erased_in = 8"
+              " WHERE conversation_id = 'ledger' AND seq = 6")
+    with pytest.raises(psycopg.Error) as refused:
+        conn.execute(update, (payload,))
+    assert refused.value.sqlstate == "PC006"
+    assert snapshot(conn) == before
+    # the exact erasure: refused to the application role, allowed to the owner
+    exact = ('{"pgctx_erased": 8, "call_id": "c3", "tool": "refund", "effect": "irreversible",'
+             ' "idempotency_key": "k3"}')
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        connect_as(roles.app).execute(update, (exact,))
+    assert snapshot(conn) == before
+    conn.execute(update, (exact,))
+    assert conn.execute(LEDGER, ("ledger",)).fetchall()[2][3:] == (
+        "unknown", "k3", None, f"no answer for {SECRET}", None, 6, 7, False, True, [6])  # (its answer is not erased)
+
+
+# Tampering with what an erased call keeps, as a superuser with the triggers off (seq 2 the call,
+# seq 3 its result, seq 8 the erasure).
+KEPT_TAMPERING = {
+    "call id": ("UPDATE pgctx.events SET payload = jsonb_set(payload, '{call_id}', '\"c9\"') WHERE seq = 2", 8,
+                "are not the ones it recorded"),
+    "outcome": ("UPDATE pgctx.events SET payload = jsonb_set(payload, '{outcome}', '\"failed\"') WHERE seq = 3", 8,
+                "are not the ones it recorded"),
+    "kept field dropped": ("UPDATE pgctx.events SET payload = payload - 'request_id' WHERE seq = 3", 8,
+                           "are not the ones it recorded"),
+    "arguments back": ("UPDATE pgctx.events SET payload = payload || '{\"arguments\": {\"card\": 1}}' WHERE seq = 2", 2,
+                       "marked erased"),
+    "kept_digest removed": ("UPDATE pgctx.events SET payload = payload - 'kept_digest' WHERE seq = 8", 8, "hash of seq 8"),
+}
+
+
+@pytest.mark.parametrize("name", KEPT_TAMPERING)
+def test_tampering_with_what_an_erased_call_keeps_is_caught(conn, name):
+    statement, seq, words = KEPT_TAMPERING[name]
+    calls_story(conn)
+    pgctx.erase(conn, "ledger", seqs=[2, 3], reason="x")
+    assert pgctx.verify(conn, "ledger").ok and pgctx.verify_bundle(bundle(conn, "ledger")).ok
+    conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+    try:
+        conn.execute(statement.replace("WHERE", "WHERE conversation_id = 'ledger' AND"))
+    finally:
+        conn.execute("ALTER TABLE pgctx.events ENABLE TRIGGER USER")
+    for report in (pgctx.verify(conn, "ledger"), pgctx.verify_bundle(bundle(conn, "ledger"))):
+        assert (report.ok, report.first_bad_seq) == (False, seq), report
+        assert words in report.reason
+
+
+def test_a_fold_after_erasing_calls_keeps_them_and_cites_no_erased_event(conn):
+    calls_story(conn)
+    assert pgctx.fold(conn, "ledger", force=True).committed
+    pgctx.erase(conn, "ledger", seqs=[2, 3, 6], reason="x")  # c1 whole, the refund's call
+    pgctx.append_many(conn, "ledger", [{"kind": "user", "payload": pasted(f"and then {i}")} for i in range(3)])
+    folded = pgctx.fold(conn, "ledger", force=True)
+    assert folded.committed
+    summary = pgctx.committed_fold(conn, "ledger").summary
+    erased = {r[0] for r in conn.execute("SELECT seq FROM pgctx.events WHERE conversation_id = 'ledger'"
+                                         " AND erased_in IS NOT NULL")}
+    assert erased == {2, 3, 6}
+    cited = {i for ids in re.findall(r'"source_event_ids": \[([\d, ]*)\]', canonical_json(summary).replace(",", ", "))
+             for i in map(int, filter(None, ids.replace(" ", "").split(",")))}
+    assert cited and not cited & erased
+    # the erased calls are still tracked, with their status, and the unknown refund is pending
+    state = summary["tool_state"]
+    assert (state["c1"]["status"], state["c1"]["request_id"], state["c3"]["status"]) == ("succeeded", "r1", "unknown")
+    assert state["c1"]["source_event_ids"] == [] and state["c3"]["source_event_ids"] == [7]
+    assert any("c3" in p["action"] for p in summary["pending"])
+    # nothing of the erased calls' arguments (their subject, order_id=77331) is carried
+    assert "subject" not in state["c1"] and "subject" not in state["c3"] and "subject" in state["c2"]
+
+
+def test_an_erased_unknown_call_is_reconciled_by_its_idempotency_key(conn, connect_as, roles):
+    calls_story(conn)
+    pgctx.erase(connect_as(roles.eraser), "ledger", seqs=[6, 7], reason="x")  # the refund and its timeout
+    asked = []
+
+    def resolver(call):
+        asked.append(call)
+        return {"outcome": "succeeded", "request_id": "refund-9"}
+
+    [resolution] = pgctx.reconcile(conn, "ledger", resolver)
+    assert [(c.call_id, c.tool, c.effect, c.idempotency_key, c.call_seq) for c in asked] == [
+        ("c3", "refund", "irreversible", "k3", 6)]
+    assert (resolution.call_id, resolution.outcome, resolution.seq) == ("c3", "succeeded", 9)
+    assert conn.execute(LEDGER, ("ledger",)).fetchall()[2] == (
+        "c3", "refund", "irreversible", "succeeded", "k3", "refund-9", None, None, 6, 9, False, True, [6])
+    assert pgctx.verify(conn, "ledger").ok and pgctx.verify_bundle(bundle(conn, "ledger")).ok
+
+
+def test_calls_erased_before_calls_kept_their_ids_stay_valid_and_readable(conn):
+    """An erasure made before erased events kept a call's ids: bare markers, no kept_digest."""
+    calls_story(conn)
+    s = erasure_record(conn, "ledger", [[2, 3]])
+    conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+    try:
+        conn.execute("UPDATE pgctx.events SET payload = jsonb_build_object('pgctx_erased', %s::bigint), salt = NULL,"
+                     " tokens = NULL, erased_in = %s WHERE conversation_id = 'ledger' AND seq IN (2, 3)", (s, s))
+    finally:
+        conn.execute("ALTER TABLE pgctx.events ENABLE TRIGGER USER")
+    assert pgctx.verify(conn, "ledger").ok and pgctx.verify_bundle(bundle(conn, "ledger")).ok
+    # the call is gone from the ledger, as it was then; the others are as they were
+    assert [r[0] for r in conn.execute(LEDGER, ("ledger",))] == ["c2", "c3"]
+    assert "[tool_call #2 erased" in str(pgctx.build_context(conn, "ledger").messages)
+    # a later erasure of the same conversation keeps the new ids
+    pgctx.erase(conn, "ledger", seqs=[6], reason="x")
+    assert conn.execute(LEDGER, ("ledger",)).fetchall()[1][-1] == [6]
+    assert pgctx.verify(conn, "ledger").ok and pgctx.verify_bundle(bundle(conn, "ledger")).ok
+    assert pgctx.fold(conn, "ledger", force=True).committed
+
+
+def test_a_tampered_erased_call_is_reported_at_itself_not_at_its_erasure(conn):
+    """What else an erased event holds is reported at that event; its erasure's kept_digest reads
+    only what the event keeps, so a range verified after the event (a resumed verify, a fold's
+    range) does not fail at the erasure for it (found by the stateful fuzz)."""
+    calls_story(conn)
+    pgctx.erase(conn, "ledger", seqs=[2], reason="x")  # the erasure event is seq 8
+    conn.execute("ALTER TABLE pgctx.events DISABLE TRIGGER USER")
+    try:
+        conn.execute("UPDATE pgctx.events SET payload = payload || '{\"tampered\": 1}'"
+                     " WHERE conversation_id = 'ledger' AND seq = 2")
+    finally:
+        conn.execute("ALTER TABLE pgctx.events ENABLE TRIGGER USER")
+    whole = pgctx.verify(conn, "ledger")
+    assert (whole.ok, whole.first_bad_seq) == (False, 2) and "marked erased" in whole.reason
+    assert pgctx.verify(conn, "ledger", from_seq=2).ok

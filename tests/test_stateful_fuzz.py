@@ -10,12 +10,15 @@ schema version), ``commit_fold``, ``discard_fold``, ``fork_conversation``, ``con
 ``prune_checkpoints``, ``recover`` (twice: the second run must change nothing), ``verify_chain``
 (resumed, and anchored at digests taken earlier), superuser tampering (an event's payload edited
 with the guard triggers disabled and restored, as tests/test_tamper.py does) and the restore of
-a tampered payload. The application's calls run as the application login (``pgctx_app``),
-retention, tampering and restores as the superuser.
+a tampered payload, and erasures of tool calls and results (``pgctx.erase``, after every
+checkpoint and fork point, so that the model need not follow the checkpoints an erasure removes),
+after which the side-effect ledger must list every call as before, with its status, ids and
+request id, marked ``content_erased``. The application's calls run as the application login
+(``pgctx_app``), retention, erasure, tampering and restores as the superuser.
 
 The model (``Conv``, ``Checkpoint``) predicts every outcome, refusals included, and after every
 step the invariant checks the database against it: every acknowledged event is there, unchanged
-unless tampered; the chain verifies unless tampered, and then its first bad seq is the lowest
+unless tampered or erased (then holding what the erasure keeps of it); the chain verifies unless tampered, and then its first bad seq is the lowest
 tampered one; checkpoint versions run 1..n (pruned ones aside), phases only move PREPARED ->
 COMMITTED | DISCARDED and decided rows never change; the committed folds are continuous (each
 starts at the cursor of the one it continues, the chain hash at its cursor is the event's,
@@ -61,6 +64,7 @@ from psycopg.types.json import Jsonb
 
 import pgctx
 from pgctx import errors
+from pgctx.canonical import erased_payload
 from pgctx.errors import translated
 from pgctx.fold_procedures import fold_request
 from pgctx.summarizers import BuiltinSummarizer
@@ -95,6 +99,11 @@ SELECT c.conversation_id, v.ok, v.first_bad_seq, v.head_seq, f.version, f.cursor
  CROSS JOIN LATERAL pgctx.committed_fold(c.conversation_id) f
  WHERE starts_with(c.conversation_id, %s)
 """
+# the side-effect ledger of one conversation, and what an erasure leaves of each call unchanged
+LEDGER_COLUMNS = ("call_id", "tool", "effect", "status", "idempotency_key", "request_id", "error", "subject",
+                  "call_seq", "answer_seq", "content_erased", "erased_seqs")
+LEDGER = f"SELECT {', '.join(LEDGER_COLUMNS)} FROM pgctx.side_effects WHERE conversation_id = %s ORDER BY call_seq"
+LEDGER_KEPT = ("call_id", "tool", "effect", "status", "idempotency_key", "request_id", "call_seq", "answer_seq")
 # a committed checkpoint's summary is valid and its checksum is the one its content gives
 COMMITTED_VALID = """
 SELECT pgctx.summary_schema_error(schema_version, summary), checksum = pgctx.checkpoint_checksum(schema_version,
@@ -130,6 +139,7 @@ class Conv:
     inherited: list[tuple[str, dict]] = field(default_factory=list)  # the source's events 1..base_seq
     own: list[tuple[str, dict]] = field(default_factory=list)  # (kind, payload) of seqs base_seq+1..
     tampered: dict[int, dict] = field(default_factory=dict)  # seq -> the payload the attacker stored
+    erased: dict[int, dict] = field(default_factory=dict)  # seq -> what an erasure left of its payload
     keys: dict[str, int] = field(default_factory=dict)  # event key -> seq
     digests: list[tuple[int, str]] = field(default_factory=list)  # (head seq, hex hash) taken earlier
     forked_from: str | None = None
@@ -151,7 +161,11 @@ class Conv:
         return self.inherited + self.own
 
     def stored(self, seq: int) -> dict:
-        return self.tampered.get(seq, self.event(seq)[1])
+        return self.tampered.get(seq, self.untampered(seq))
+
+    def untampered(self, seq: int) -> dict:
+        """What the log holds of an event: its payload, or what an erasure left of it."""
+        return self.erased.get(seq, self.event(seq)[1])
 
     def event(self, seq: int) -> tuple[str, dict]:
         return self.own[seq - self.base_seq - 1]
@@ -482,8 +496,11 @@ class Fuzz(RuleBasedStateMachine):
         cursor = data.draw(st.sampled_from(safe), label="new cursor") if safe else conv.cursor
         summary, keep = self.candidate(cid, cursor) if safe else ({}, {})
         tracked = sorted(set(summary.get("tool_state", {})) & set(keep.get("tool_calls", {})))
+        # (an unresolved call whose call event was erased is kept by tool_state alone: pending
+        # cannot cite it, PC119)
         needs_pending = bool(keep.get("open_approvals")) or any(
-            c["status"] in ("running", "unknown") for c in keep.get("tool_calls", {}).values())
+            c["status"] in ("running", "unknown") and c["call_seq"] not in c.get("erased", ())
+            for c in keep.get("tool_calls", {}).values())
         mutations = ["version", "cursor", "empty", "beyond"] + ["split"] * bool(split)
         if safe:
             mutations += ["schema", "schema_version", "source", "last_event_id", "omitted", "grows"]
@@ -843,8 +860,58 @@ class Fuzz(RuleBasedStateMachine):
         """The DBA restores a tampered payload from a backup: the chain is whole again."""
         conv = self.convs[self.pick(data, lambda c: c.tampered)]
         seq = data.draw(st.sampled_from(sorted(conv.tampered)), label="seq")
-        self.edit(conv, seq, conv.event(seq)[1])
+        self.edit(conv, seq, conv.untampered(seq))
         del conv.tampered[seq]
+
+    # --- erasure -----------------------------------------------------------------------------------
+
+    def erasable(self, conv: Conv) -> list[int]:
+        """The tool events the erase rule may erase: after every stored checkpoint of conv and every
+        fork point of its branches (so that the erasure removes no checkpoint and reaches no branch,
+        which the model does not follow), neither tampered with, keyed (a retried append of an
+        erased event is another question) nor erased already."""
+        floor = max([conv.base_seq, conv.cursor] + [cp.cursor for cp in self.cps[conv.cid].values() if not cp.pruned]
+                    + [c.base_seq for c in self.convs.values() if c.forked_from == conv.cid])
+        keyed = set(conv.keys.values())
+        return [seq for seq in range(floor + 1, conv.head + 1)
+                if conv.event(seq)[0] in ("tool_call", "tool_result")
+                and seq not in conv.tampered and seq not in keyed and seq not in conv.erased]
+
+    def ledger(self, cid: str) -> list[dict]:
+        return [dict(zip(LEDGER_COLUMNS, row)) for row in self.app.execute(LEDGER, (cid,))]
+
+    @precondition(lambda self: self.any(lambda c: c.status != "abandoned" and self.erasable(c)))
+    @rule(data=st.data())
+    def erase(self, data):
+        """A DBA erases some tool calls and results (sql/190): the side-effect ledger keeps every call
+        with its status (the model's), id, tool, effect, idempotency key and request id, marked
+        content_erased where its call or answer was erased; the events keep those ids and nothing else."""
+        cid = self.pick(data, lambda c: c.status != "abandoned" and self.erasable(c))
+        conv = self.convs[cid]
+        seqs = sorted(data.draw(st.sets(st.sampled_from(self.erasable(conv)), min_size=1), label="seqs"))
+        before = self.ledger(cid)
+        report = pgctx.erase(self.su, cid, seqs=seqs, reason="fuzz")
+        at = conv.head + 1
+        assert (report["erasure_seq"], report["erased"], report["checkpoints_removed"], report["fold_fallback"]) == \
+            (at, len(seqs), {}, None)
+        for seq in seqs:
+            conv.erased[seq] = erased_payload(at, *conv.event(seq))
+        for cp in self.cps[cid].values():  # an erasure discards the conversation's candidates (sql/190)
+            if cp.phase == "PREPARED":
+                cp.phase = "DISCARDED"
+        conv.own.append(("erasure", self.su.execute("SELECT payload FROM pgctx.events WHERE conversation_id = %s"
+                                                    " AND seq = %s", (cid, at)).fetchone()[0]))
+        self.run.seen["erased " + "+".join(sorted({conv.event(q)[0] for q in seqs}))] += 1
+        calls, recoveries = conv.calls()
+        after = self.ledger(cid)
+        assert [r["call_id"] for r in after] == [r["call_id"] for r in before], "an erased call left the ledger"
+        for old, new in zip(before, after):
+            erased = sorted(set(old["erased_seqs"]) | {q for q in (new["call_seq"], new["answer_seq"]) if q in seqs})
+            assert new["erased_seqs"] == erased and new["content_erased"] == bool(erased)
+            assert {k: new[k] for k in LEDGER_KEPT} == {k: old[k] for k in LEDGER_KEPT}
+            assert new["status"] == conv.status_of(calls[new["call_id"]], recoveries)
+            assert new["subject"] is None if new["call_seq"] in seqs else new["subject"] == old["subject"]
+            assert new["error"] is None if new["answer_seq"] in seqs else new["error"] == old["error"]
 
     # --- what must be true after every step ---------------------------------------------------------
 

@@ -1,5 +1,6 @@
-"""Issue 23's fifth round and issue 25's stable plans, one migration (every file applied again,
-as in 0011; stored formats are unchanged: existing rows stay valid, readable and verifiable):
+"""Issue 23's fifth round, issue 25's stable plans and issue 27's erased ledger, one migration
+(every file applied again, as in 0011; stored formats are unchanged but for what an erasure made
+from now on keeps, below: existing rows stay valid, readable and verifiable):
 
 - The working context recalls the readings of what the agent turns back to: pgctx.context_events
   (170) returns, asked to fill, the folded tool results the summary's active tool facts rest on
@@ -15,6 +16,12 @@ as in 0011; stored formats are unchanged: existing rows stay valid, readable and
   (fold_triggers' range, pinned_evidence's answers after the fold, fold_boundary's approvals after
   it) read their range by primary key. Building the index reads the log once and holds appends
   meanwhile, unless it was built CONCURRENTLY beforehand (docs/dba.md).
+- The side-effect ledger survives erasure (issue 27, item 6): an erased tool_call keeps its call
+  id, tool, effect and idempotency key, an erased answer its call id, outcome and request id
+  (030's pgctx.erased_payload, the one UPDATE the events trigger allows; an erasure event records
+  a kept_digest over them, which verify_chain checks); tool_calls and side_effects list an erased
+  call with its status (content_erased, erased_seqs), and the views built on them are recreated
+  (140, 150). Events erased before this migration keep the bare marker and read as before.
 
 Revision ID: 0017
 Revises: 0016
