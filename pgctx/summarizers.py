@@ -34,7 +34,8 @@ candidate). Its rules, so that the summary keeps what the next decision needs an
    last stated or used: a fact whose value a later event repeats (a call's argument, a message)
    moves to the end.
 4. **The user's own words** (requests, preferences, constraints) are kept verbatim, newest first,
-   with their source seqs (a repeated statement is kept once, citing the newest 12 times it was said; a
+   with their source seqs (a repeated statement is kept once, citing the times it was said in the
+   fold's range, up to the newest 12, or at least its newest three; a
    message over STATEMENT_CHARS as its first sentence and every sentence that binds or holds a
    value); bare acknowledgements ("ok", "thanks": ``must_keep``'s list, pgctx.acknowledgement) are
    not.
@@ -175,7 +176,7 @@ class BuiltinSummarizer:
         acknowledged = set(keep.get("acknowledgements", ()))
         for event in events:
             if event.seq not in acknowledged:
-                self._fold_event(s, event, calls, arguments)
+                self._fold_event(s, event, calls, arguments, request.from_seq)
             _used(s, event)
         _tool_state(s, keep)
         _pending(s, keep)
@@ -188,13 +189,13 @@ class BuiltinSummarizer:
         return s
 
     def _fold_event(self, s: dict[str, Any], event: Event, calls: dict[str, Any],
-                    arguments: dict[str, Any]) -> None:
+                    arguments: dict[str, Any], since: int) -> None:
         p, seq = event.payload, event.seq
         text = message_text(event.kind, p)
         if event.kind == "user" and text is not None:
             if not s["task"]["goal"]:
                 s["task"].update(goal=text[:GOAL_CHARS], source_event_ids=[seq])
-            _statement(s, text, seq)
+            _statement(s, text, seq, since)
         elif event.kind in ("tool_result", "status_query") and p.get("outcome") == "succeeded":
             call = calls.get(p.get("call_id"), {})
             authority = str(p.get("authority") or call.get("tool") or "tool")
@@ -304,17 +305,20 @@ def _question(s: dict[str, Any], text: str) -> None:
         s["open_questions"].insert(0, text)
 
 
-def _statement(s: dict[str, Any], text: str, seq: int) -> None:
+def _statement(s: dict[str, Any], text: str, seq: int, since: int) -> None:
     """Rule 4: the user's words, verbatim, newest first, each statement once (bare
-    acknowledgements never reach here: must_keep lists them, pgctx.acknowledgement)."""
+    acknowledgements never reach here: must_keep lists them, pgctx.acknowledgement). A statement
+    said again cites the times it was said in this fold's range (after ``since``; PC120 may
+    require the newest 12 of them) and, of earlier folds' ranges, the newest while it cites
+    fewer than three: a statement repeated all along does not grow with the history."""
     if not text.strip():
         return
     text = _shortened(text)
     sources = [seq]
     for old in [r for r in s["user_requests"] if r["text"].casefold() == text.casefold()]:
         s["user_requests"].remove(old)
-        # the newest times it was said: as many as PC120 may require of one fold's range
-        sources += old["source_event_ids"][:REQUIRED_REQUESTS - 1]
+        sources += [x for x in old["source_event_ids"] if x > since][:REQUIRED_REQUESTS - 1]
+        sources += [x for x in old["source_event_ids"] if x <= since][:max(0, 3 - len(sources))]
     s["user_requests"].insert(0, {"text": text, "source_event_ids": sources})
 
 

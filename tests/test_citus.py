@@ -198,8 +198,11 @@ def test_erase_keeps_the_chain_verifying(node):
     assert node.execute("SELECT payload FROM pgctx.events WHERE conversation_id = %s AND seq = 2", (cid,)).fetchone() \
         == ({"pgctx_erased": erased["erasure_seq"], "call_id": "c1", "tool": "lookup_order", "effect": "read",
              "idempotency_key": "k1"},)
-    assert node.execute("SELECT call_id, status, content_erased, erased_seqs FROM pgctx.side_effects"
-                        " WHERE conversation_id = %s", (cid,)).fetchall() == [("c1", "succeeded", True, [2])]
+    # (over every row: filtered to one conversation by a constant, Citus routes the view to the
+    # shard and fails, docs/scaling.md)
+    effects = node.execute("SELECT conversation_id, call_id, status, content_erased, erased_seqs"
+                           " FROM pgctx.side_effects").fetchall()
+    assert [row[1:] for row in effects if row[0] == cid] == [("c1", "succeeded", True, [2])]
 
 
 def ids_on_two_workers(conn, prefix: str) -> tuple[str, str]:
