@@ -160,14 +160,15 @@ def _build(conversation_id: str, budget: Budget, system: str | None, current: st
     outside = sum(n for _, _, n, _ in evidence)
     recalled = _recalled(counter, [r for r in rows if r[0] == "recalled" and r[1] not in shown_seqs],
                          min(fill - history - outside, budget.input_limit - out.total - outside) // RECALL_SHARE)
-    room = sum(_tokens(counter, r) for r in recalled)
-    candidates = sorted((r for r in rows if r[0] == "folded" and r[1] not in brought | grouped
-                         and r[1] not in {x[1] for x in recalled}), key=lambda r: r[1])
+    recalled_tokens, recalled_seqs = sum(_tokens(counter, r) for r in recalled), {r[1] for r in recalled}
+    placed = brought | grouped | recalled_seqs
+    candidates = sorted((r for r in rows if r[0] == "folded" and r[1] not in placed), key=lambda r: r[1])
     run: list[tuple[Any, ...]] = []
     while True:
         inside = {r[1] for r in run}
         outside = sum(n for row, _, n, _ in evidence if row[1] not in inside)
-        longer = _fill(counter, candidates, min(fill - history - outside, budget.input_limit - out.total - outside) - room)
+        longer = _fill(counter, candidates, min(fill - history - outside, budget.input_limit - out.total - outside)
+                       - recalled_tokens)
         if len(longer) <= len(run):
             break
         run = longer
