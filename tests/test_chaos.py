@@ -38,7 +38,7 @@ def test_acknowledged_work_survives_kills_terminations_and_timeouts(dsn, roles, 
     # every error a worker met is one the chaos causes (a terminated session, a statement timeout,
     # the failing summarizer); no worker process died but by the chaos's SIGKILL
     assert seen.unexpected() == {}, seen.errors
-    assert (chaos.crashes, chaos.stop_kills) == ([], 0)
+    assert (chaos.crashes, chaos.stop_kills) == ([], 0), "\n\n".join(chaos.crashes)  # each whole: a crash's stderr
     # the chaos happened, and reached what the checks are about
     assert chaos.kills > 0 and chaos.restarts > 0 and seen.recoveries, chaos
     assert chaos.terminations > 0 and any(error == "AdminShutdown" for _, error in seen.errors), seen.errors
